@@ -1,0 +1,62 @@
+# The README's two commands: `make run` and `make test`. Both install what is missing first.
+SHELL := /bin/bash
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+UV_VERSION := 0.13.9
+STAMP := $(VENV)/.installed
+FRONT_STAMP := frontend/node_modules/.installed
+FRONT_BUILD := src/agentchat/static/index.html
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: setup run test lint typecheck pytest frontend frontend-test services browser bench clean
+
+setup: $(STAMP) $(FRONT_BUILD)
+
+$(STAMP): pyproject.toml requirements-dev.lock
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	@$(BIN)/python -m pip install -q --disable-pip-version-check "uv==$(UV_VERSION)"
+	@$(BIN)/uv pip sync -q --python $(BIN)/python requirements-dev.lock
+	@$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e .
+	@touch $@
+
+$(FRONT_STAMP): frontend/package.json frontend/package-lock.json
+	@cd frontend && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+$(FRONT_BUILD): $(FRONT_STAMP) $(shell find frontend/src frontend/index.html frontend/vite.config.* -type f 2>/dev/null)
+	@cd frontend && npm run build --silent
+
+frontend: $(FRONT_BUILD)
+
+run: setup
+	$(BIN)/agentchat migrate
+	$(BIN)/agentchat serve --host $(HOST) --port $(PORT)
+
+services:
+	@bash scripts/ensure-services.sh
+
+browser:
+	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy src
+
+frontend-test: $(FRONT_STAMP)
+	cd frontend && npm test --silent
+
+pytest: setup services browser
+	$(BIN)/pytest -q -n 2 --dist loadfile
+
+test: setup services browser lint typecheck frontend-test pytest
+
+bench: setup services
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) frontend/node_modules src/agentchat/static data

@@ -1,0 +1,28 @@
+"""The API application: routers, error handlers and the services they share."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from agentchat.chat.router import router as chat_router
+from agentchat.core.database import Database
+from agentchat.core.error_handlers import install_error_handlers
+from agentchat.core.health import router as health_router
+from agentchat.core.settings import Settings, get_settings
+from agentchat.models.router import router as models_router
+from agentchat.runs.router import router as runs_router
+from agentchat.skills.router import router as skills_router
+
+
+def create_app(settings: Settings | None = None, database: Database | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    app = FastAPI(title="Agent Chat", version="0.1.0")
+    app.state.settings = settings
+    app.state.db = database or Database(settings.resolved_database_url)
+    install_error_handlers(app)
+    app.include_router(health_router)
+    app.include_router(chat_router)
+    app.include_router(runs_router)
+    app.include_router(models_router)
+    app.include_router(skills_router)
+    return app

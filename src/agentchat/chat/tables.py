@@ -1,0 +1,97 @@
+"""Tables of the chat: sessions, the message tree and each assistant message's log lines."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, text, true
+from sqlalchemy.orm import Mapped, mapped_column
+
+from agentchat.core.clock import utcnow
+from agentchat.core.database import Base, BigId, LongText, Timestamp
+
+
+class ChatSession(Base):
+    __tablename__ = "chat_session"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    session_uuid: Mapped[str] = mapped_column(String(36), unique=True, nullable=False)
+    title: Mapped[str | None] = mapped_column(String(255))
+    model_id: Mapped[int | None] = mapped_column(BigId)
+    skill_folder: Mapped[str | None] = mapped_column(String(255))
+    hermes_session: Mapped[str | None] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16), nullable=False, server_default="ACTIVE")
+    last_summarized_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
+    last_message_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    updated_at: Mapped[datetime] = mapped_column(
+        Timestamp, nullable=False, default=utcnow, onupdate=utcnow
+    )
+    # Sort key for the list: last activity, or creation while there is none. Kept as a column
+    # so the list is one index scan on every dialect.
+    activity_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
+
+    __table_args__ = (
+        Index("idx_chat_session_last_msg", "status", "last_message_at"),
+        Index("idx_chat_session_activity", "status", "activity_at", "id"),
+    )
+
+
+class ChatMessage(Base):
+    __tablename__ = "chat_message"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    session_id: Mapped[int] = mapped_column(
+        BigId, ForeignKey("chat_session.id", ondelete="CASCADE"), nullable=False
+    )
+    parent_id: Mapped[int | None] = mapped_column(
+        BigId, ForeignKey("chat_message.id", ondelete="CASCADE")
+    )
+    is_active: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=true())
+    branch_order: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
+    depth: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
+    run_id: Mapped[str | None] = mapped_column(String(64))
+    role: Mapped[str] = mapped_column(String(16), nullable=False)
+    content: Mapped[str] = mapped_column(LongText, nullable=False, default="")
+    status: Mapped[str] = mapped_column(String(16), nullable=False)
+    model_id: Mapped[int | None] = mapped_column(BigId)
+    skill_folder: Mapped[str | None] = mapped_column(String(255))
+    error: Mapped[str | None] = mapped_column(Text)
+    attachment_id: Mapped[int | None] = mapped_column(BigId)
+    # The agent's own messages of this turn (tool calls and results included) as JSON, or for a
+    # SYSTEM/SUMMARY message the whole compacted history; sent back to the bridge as history.
+    agent_messages: Mapped[str | None] = mapped_column(LongText)
+    usage_json: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
+    completed_at: Mapped[datetime | None] = mapped_column(Timestamp)
+
+    __table_args__ = (
+        Index("idx_chat_message_session", "session_id", "created_at"),
+        Index("idx_chat_message_parent", "parent_id", "is_active"),
+        Index("idx_chat_message_run", "run_id"),
+        Index("idx_chat_message_roots", "session_id", "parent_id", "is_active"),
+        Index("idx_chat_message_status", "status"),
+    )
+
+
+class ChatMessageLog(Base):
+    __tablename__ = "chat_message_log"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    message_id: Mapped[int] = mapped_column(
+        BigId, ForeignKey("chat_message.id", ondelete="CASCADE"), nullable=False
+    )
+    seq: Mapped[int] = mapped_column(Integer, nullable=False)
+    kind: Mapped[str] = mapped_column(String(24), nullable=False)
+    content: Mapped[str | None] = mapped_column(LongText)
+    tool_name: Mapped[str | None] = mapped_column(String(128))
+    meta_json: Mapped[str | None] = mapped_column(LongText)
+    created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
+
+    __table_args__ = (
+        Index("idx_chat_log_message", "message_id", "seq"),
+        Index("idx_chat_log_kind", "message_id", "kind"),
+    )
+
+
+__all__ = ["ChatMessage", "ChatMessageLog", "ChatSession"]

@@ -1,0 +1,93 @@
+"""The `agentchat` command: serve, migrate, bridge, scripted-llm."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(no_args_is_help=True, add_completion=False)
+
+HostOpt = Annotated[str, typer.Option(help="Interface to bind")]
+
+
+def _settings(**overrides: object) -> object:
+    from agentchat.core.settings import Settings
+
+    for key, value in overrides.items():
+        if value is not None:
+            os.environ[f"AGENTCHAT_{key.upper()}"] = str(value)
+    return Settings()
+
+
+@app.command()
+def migrate(
+    data_dir: Annotated[Path | None, typer.Option()] = None,
+    database_url: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """Bring the database schema up to date."""
+    from agentchat.core.settings import Settings
+    from agentchat.migrations import upgrade
+
+    settings = _settings(data_dir=data_dir, database_url=database_url)
+    assert isinstance(settings, Settings)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    upgrade(settings.resolved_database_url)
+    typer.echo("database is up to date")
+
+
+@app.command()
+def serve(
+    host: HostOpt = "127.0.0.1",
+    port: Annotated[int, typer.Option()] = 8000,
+    data_dir: Annotated[Path | None, typer.Option()] = None,
+    database_url: Annotated[str | None, typer.Option()] = None,
+    bridge_url: Annotated[str | None, typer.Option()] = None,
+    redis_url: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """Serve the API and the page."""
+    import uvicorn
+
+    from agentchat.app import create_app
+    from agentchat.core.settings import Settings
+
+    settings = _settings(
+        host=host,
+        port=port,
+        data_dir=data_dir,
+        database_url=database_url,
+        bridge_url=bridge_url,
+        redis_url=redis_url,
+    )
+    assert isinstance(settings, Settings)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+@app.command("scripted-llm")
+def scripted_llm(
+    host: HostOpt = "127.0.0.1",
+    port: Annotated[int, typer.Option()] = 8100,
+) -> None:
+    """Serve the deterministic, directive-driven OpenAI-compatible model."""
+    from agentchat.scripted_llm.server import main
+
+    main(host=host, port=port)
+
+
+@app.command()
+def bridge(
+    host: HostOpt = "127.0.0.1",
+    port: Annotated[int, typer.Option()] = 8200,
+    hermes_home: Annotated[Path | None, typer.Option()] = None,
+) -> None:
+    """Serve the Hermes Bridge (the only process that imports hermes-agent)."""
+    from agentchat.bridge.server import main
+
+    main(host=host, port=port, hermes_home=hermes_home)
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,90 @@
+"""Database engine, sessions and the column types that differ per dialect."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import BigInteger, DateTime, Integer, MetaData, Text, create_engine, event
+from sqlalchemy.dialects import mysql
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+
+# BIGINT ids that still autoincrement on SQLite (which only does so for INTEGER PRIMARY KEY).
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+# Millisecond timestamps on MariaDB, whose DATETIME drops fractions by default.
+Timestamp = DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql", "mariadb")
+# Long text: MariaDB's TEXT stops at 64 KiB, which one tool result can exceed.
+LongText = Text().with_variant(mysql.LONGTEXT(), "mysql", "mariadb")
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA busy_timeout=10000")
+    cur.close()
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    """An engine with the per-dialect settings the app relies on."""
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": 10}, **kwargs
+        )
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    if url.startswith("mysql") or url.startswith("mariadb"):
+        kwargs.setdefault("pool_recycle", 3600)
+        kwargs.setdefault("isolation_level", "READ COMMITTED")
+    kwargs.setdefault("pool_pre_ping", True)
+    kwargs.setdefault("pool_size", 20)
+    kwargs.setdefault("max_overflow", 20)
+    return create_engine(url, **kwargs)
+
+
+class Database:
+    """Owns the engine and hands out short-lived sessions."""
+
+    def __init__(self, url: str, **engine_kwargs: Any) -> None:
+        self.url = url
+        self.engine = make_engine(url, **engine_kwargs)
+        self.sessionmaker = sessionmaker(self.engine, expire_on_commit=False)
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """One transaction: commit on success, roll back on error."""
+        session = self.sessionmaker()
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()
+
+    def dispose(self) -> None:
+        self.engine.dispose()

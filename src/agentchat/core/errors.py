@@ -1,0 +1,65 @@
+"""A small error hierarchy rendered once as {"error": {"code", "message"}}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AppError(Exception):
+    status_code = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, *, code: str | None = None, **extra: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        if code:
+            self.code = code
+        self.extra = extra
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, **self.extra}}
+
+
+class NotFound(AppError):
+    status_code = 404
+    code = "not_found"
+
+
+class Conflict(AppError):
+    status_code = 409
+    code = "conflict"
+
+
+class Invalid(AppError):
+    status_code = 422
+    code = "invalid"
+
+
+class TooManyRuns(AppError):
+    status_code = 429
+    code = "too_many_runs"
+
+
+class Unauthorized(AppError):
+    status_code = 401
+    code = "unauthorized"
+
+
+class Forbidden(AppError):
+    status_code = 403
+    code = "forbidden"
+
+
+class PayloadTooLarge(AppError):
+    status_code = 413
+    code = "payload_too_large"
+
+
+class BadGateway(AppError):
+    status_code = 502
+    code = "bad_gateway"
+
+
+class ServiceUnavailable(AppError):
+    status_code = 503
+    code = "unavailable"

@@ -1,0 +1,63 @@
+"""Settings: one object read from AGENTCHAT_* environment variables, the same names as CLI flags."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="AGENTCHAT_", extra="ignore")
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    data_dir: Path = Path("./data")
+    database_url: str | None = None
+    redis_url: str | None = None
+    bridge_url: str | None = Field(
+        default=None, description="Comma-separated bridge URLs; unset starts a local bridge"
+    )
+    bridge_secret: SecretStr | None = None
+    skills_dir: Path | None = None
+    hermes_home: Path | None = None
+    max_active_runs: int = 5
+    auth_token: SecretStr | None = None
+    secret_key: SecretStr | None = None
+    insecure_public: bool = False
+    agent_toolsets: str = "clarify,todo,memory,skills"
+    allowed_hosts: str = "127.0.0.1,localhost,[::1],::1,testserver"
+    cors_origins: str = ""
+    max_body_bytes: int = 1024 * 1024
+    scripted_llm_port: int | None = None
+    start_bridge: bool = True
+    start_scripted_llm: bool = True
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'agentchat.db').resolve()}"
+
+    @property
+    def resolved_skills_dir(self) -> Path:
+        return (self.skills_dir or self.data_dir / "skills").resolve()
+
+    @property
+    def resolved_hermes_home(self) -> Path:
+        return (self.hermes_home or self.data_dir / "hermes-home").resolve()
+
+    @property
+    def bridge_urls(self) -> list[str]:
+        return [u.strip().rstrip("/") for u in (self.bridge_url or "").split(",") if u.strip()]
+
+    @property
+    def toolsets(self) -> list[str]:
+        return [t.strip() for t in self.agent_toolsets.split(",") if t.strip()]
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

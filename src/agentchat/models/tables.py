@@ -1,0 +1,30 @@
+"""The model registry table. The API key is stored encrypted and never returned."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Boolean, Integer, String, Text, false
+from sqlalchemy.orm import Mapped, mapped_column
+
+from agentchat.core.clock import utcnow
+from agentchat.core.database import Base, BigId, Timestamp
+
+
+class AiModelConfig(Base):
+    __tablename__ = "ai_model_config"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(128), nullable=False)
+    provider: Mapped[str] = mapped_column(String(32), nullable=False, default="openai")
+    base_url: Mapped[str] = mapped_column(String(512), nullable=False)
+    model_name: Mapped[str] = mapped_column(String(255), nullable=False)
+    api_key_encrypted: Mapped[str | None] = mapped_column(Text)
+    api_key_last4: Mapped[str | None] = mapped_column(String(4))
+    context_length: Mapped[int] = mapped_column(Integer, nullable=False, default=131072)
+    is_default: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
+    is_builtin: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
+    created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(
+        Timestamp, nullable=False, default=utcnow, onupdate=utcnow
+    )

@@ -1,0 +1,71 @@
+"""Shared fixtures: a migrated database per dialect and an API client on it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from agentchat.app import create_app
+from agentchat.core.database import Database
+from agentchat.core.settings import Settings
+from tests.support.databases import DIALECTS, clear_tables, fresh_database_url
+
+
+@pytest.fixture(scope="session")
+def _db_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("databases")
+
+
+_ENGINES: dict[str, Database] = {}
+
+
+def _database_for(dialect: str, root: Path) -> Database:
+    if dialect not in _ENGINES:
+        _ENGINES[dialect] = Database(fresh_database_url(dialect, root))
+    return _ENGINES[dialect]
+
+
+@pytest.fixture
+def database(_db_root: Path) -> Iterator[Database]:
+    """A migrated SQLite database, emptied after the test."""
+    db = _database_for("sqlite", _db_root)
+    yield db
+    clear_tables(db)
+
+
+@pytest.fixture(params=DIALECTS)
+def any_database(request: pytest.FixtureRequest, _db_root: Path) -> Iterator[Database]:
+    """The same test on SQLite, PostgreSQL and MariaDB."""
+    db = _database_for(request.param, _db_root)
+    yield db
+    clear_tables(db)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(
+        data_dir=tmp_path / "data",
+        start_bridge=False,
+        start_scripted_llm=False,
+    )
+
+
+@pytest.fixture
+def app(settings: Settings, database: Database) -> FastAPI:
+    return create_app(settings, database=database)
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+        yield c
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    for db in _ENGINES.values():
+        db.dispose()
