@@ -1,0 +1,177 @@
+"""Turn the step a request plays into a stream of events (pure, lazy, no I/O)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agentchat.scripted_llm import demo
+from agentchat.scripted_llm.script import (
+    TOOL_DIRECTIVES,
+    Conversation,
+    Directive,
+    Step,
+    parse_directives,
+    pick_step,
+    plain_text,
+    split_steps,
+    to_int,
+)
+
+Channel = Literal["content", "reasoning"]
+_WORDS = re.compile(r"\s*\S+\s*$|\s*\S+", re.DOTALL)
+_VISIBLE = frozenset({"say", "tokens", "echo-tool-result", "echo-context"})
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    channel: Channel
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    call_id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pause:
+    seconds: float
+
+
+Event = Text | ToolCall | Pause
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What one request answers: a failure status, or events plus the reported prompt size."""
+
+    step: Step
+    conversation: Conversation
+    fail_status: int | None
+    prompt_tokens: int | None
+
+    def events(self) -> Iterator[Event]:
+        return _play(self.step, self.conversation)
+
+
+def plan_reply(conversation: Conversation) -> Reply:
+    step = pick_step(_script(conversation), conversation.rounds)
+    fail = next((d for d in step.directives if d.name == "fail"), None)
+    usage = next((d for d in reversed(step.directives) if d.name == "usage"), None)
+    return Reply(
+        step=step,
+        conversation=conversation,
+        fail_status=to_int(fail.arg, 500) if fail else None,
+        prompt_tokens=to_int(usage.arg) if usage else None,
+    )
+
+
+def _script(conversation: Conversation) -> list[Step]:
+    if conversation.is_summary_request:
+        return [Step((Directive("say", demo.summary_text(conversation)),))]
+    directives = parse_directives(conversation.latest_user)
+    if not directives:
+        directives = demo.demo_script(plain_text(conversation.latest_user))
+    return split_steps(directives)
+
+
+def _play(step: Step, conversation: Conversation) -> Iterator[Event]:
+    delay = step.carried_delay_ms / 1000
+    opened: set[Channel] = set()
+    for directive in _with_fallback_answer(step.directives):
+        name, arg = directive.name, directive.arg
+        if name == "delay":
+            delay = to_int(arg) / 1000
+        elif name == "sleep":
+            yield Pause(to_int(arg) / 1000)
+        elif name in TOOL_DIRECTIVES:
+            yield from _paced(delay, [_tool_call(directive, conversation)])
+        else:
+            channel: Channel = "reasoning" if name == "think" else "content"
+            pieces = _pieces(directive, conversation)
+            if pieces is None:
+                continue
+            if channel in opened:
+                pieces = _prepend("\n", pieces)
+            opened.add(channel)
+            yield from _paced(delay, (Text(channel, p) for p in pieces))
+
+
+def _with_fallback_answer(directives: tuple[Directive, ...]) -> tuple[Directive, ...]:
+    """A final step with nothing visible says "Done." so the agent gets a real answer."""
+    if any(d.name in _VISIBLE or d.name in TOOL_DIRECTIVES for d in directives):
+        return directives
+    return (*directives, Directive("say", "Done."))
+
+
+def _paced(delay: float, events: Iterator[Event] | list[ToolCall]) -> Iterator[Event]:
+    for event in events:
+        if delay > 0:
+            yield Pause(delay)
+        yield event
+
+
+def _pieces(directive: Directive, conversation: Conversation) -> Iterator[str] | None:
+    name, arg = directive.name, directive.arg
+    if name in ("say", "think"):
+        return split_words(arg)
+    if name == "tokens":
+        return (f"t{i}" if i == 1 else f" t{i}" for i in range(1, to_int(arg) + 1))
+    if name == "echo-tool-result":
+        return split_words(conversation.latest_tool_result or "(no tool result)")
+    if name == "echo-context":
+        texts = (plain_text(t) for t in conversation.user_texts)
+        return split_words("CONTEXT: " + " | ".join(t for t in texts if t))
+    return None
+
+
+def _prepend(prefix: str, pieces: Iterator[str]) -> Iterator[str]:
+    first = True
+    for piece in pieces:
+        yield prefix + piece if first else piece
+        first = False
+
+
+def split_words(text: str) -> Iterator[str]:
+    """Chunks of a word with its leading whitespace; joined they give `text` back."""
+    if not text:
+        return iter(())
+    return (m.group(0) for m in _WORDS.finditer(text))
+
+
+def _tool_call(directive: Directive, conversation: Conversation) -> ToolCall:
+    call_id = f"call_{conversation.message_count}_{conversation.rounds}"
+    name, arguments = tool_arguments(directive)
+    return ToolCall(call_id, name, arguments)
+
+
+def tool_arguments(directive: Directive) -> tuple[str, str]:
+    """(tool name, JSON arguments) for `#tool`, `#todo` and `#clarify`."""
+    if directive.name == "todo":
+        return "todo", json.dumps({"todos": todo_items(directive.arg)})
+    if directive.name == "clarify":
+        return "clarify", json.dumps(clarify_arguments(directive.arg))
+    name, _, raw = directive.arg.partition(" ")
+    return name, raw.strip() or "{}"
+
+
+def todo_items(arg: str) -> list[dict[str, str]]:
+    contents = [c.strip() for c in arg.split(";") if c.strip()]
+    return [
+        {"id": str(i), "content": c, "status": "in_progress" if i == 1 else "pending"}
+        for i, c in enumerate(contents, start=1)
+    ]
+
+
+def clarify_arguments(arg: str) -> dict[str, Any]:
+    question, *choices = (p.strip() for p in arg.split("|"))
+    result: dict[str, Any] = {"question": question}
+    if any(choices):
+        result["choices"] = [c for c in choices if c]
+    return result
