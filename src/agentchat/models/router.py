@@ -1,7 +1,65 @@
-"""HTTP routes of this domain (thin: parse, call the service, return)."""
+"""HTTP routes of the model registry (thin: parse, call the service, return)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
 
-router = APIRouter()
+from fastapi import APIRouter, Depends, Response, status
+from starlette.concurrency import run_in_threadpool
+
+from agentchat.core.deps import DatabaseDep, DbSession, SettingsDep
+from agentchat.core.schemas import ERROR_RESPONSES
+from agentchat.models import service
+from agentchat.models.crypto import KeyCipher
+from agentchat.models.probe import probe
+from agentchat.models.schemas import ModelCreate, ModelPublic, ModelTestResult, ModelUpdate
+
+router = APIRouter(prefix="/api/models", tags=["models"], responses=ERROR_RESPONSES)
+
+
+def get_cipher(settings: SettingsDep) -> KeyCipher:
+    return KeyCipher.for_settings(settings)
+
+
+CipherDep = Annotated[KeyCipher, Depends(get_cipher)]
+
+
+@router.get("", operation_id="listModels")
+def list_models(session: DbSession) -> list[ModelPublic]:
+    """Every model, oldest first. API keys are never returned."""
+    return [service.to_public(row) for row in service.list_models(session)]
+
+
+@router.post("", operation_id="createModel", status_code=status.HTTP_201_CREATED)
+def create_model(data: ModelCreate, session: DbSession, cipher: CipherDep) -> ModelPublic:
+    """Add a model; the first one becomes the default."""
+    return service.to_public(service.create_model(session, cipher, data))
+
+
+@router.get("/{model_id}", operation_id="getModel")
+def get_model(model_id: int, session: DbSession) -> ModelPublic:
+    return service.to_public(service.get_model(session, model_id))
+
+
+@router.patch("/{model_id}", operation_id="updateModel")
+def update_model(
+    model_id: int, data: ModelUpdate, session: DbSession, cipher: CipherDep
+) -> ModelPublic:
+    """Change the fields sent. apiKey omitted keeps the key; "" clears it."""
+    return service.to_public(service.update_model(session, cipher, model_id, data))
+
+
+@router.delete("/{model_id}", operation_id="deleteModel", status_code=status.HTTP_204_NO_CONTENT)
+def delete_model(model_id: int, session: DbSession) -> Response:
+    """Delete a model; sessions using it fall back to the default, another model is promoted."""
+    service.delete_model(session, model_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.post("/{model_id}/test", operation_id="testModel", response_model_exclude_none=True)
+async def test_model(
+    model_id: int, database: DatabaseDep, settings: SettingsDep
+) -> ModelTestResult:
+    """Send one tiny request to the model: `ok` with the latency, or the provider's error."""
+    target = await run_in_threadpool(service.load_exact, database, model_id, settings)
+    return await probe(target)

@@ -1,0 +1,105 @@
+"""POST /api/models/{id}/test: one tiny request to the model's endpoint, answered in plain words."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+import httpx
+
+from agentchat.models.schemas import ModelTestResult
+from agentchat.models.service import ResolvedModel
+
+PROBE_TIMEOUT_S = 10.0
+ANTHROPIC_VERSION = "2023-06-01"
+_MAX_ERROR_CHARS = 500
+_PROMPT = [{"role": "user", "content": "ping"}]
+
+
+async def probe(target: ResolvedModel, timeout: float = PROBE_TIMEOUT_S) -> ModelTestResult:
+    """Send one request of at most one output token; never raises for the endpoint's failures."""
+    started = time.perf_counter()
+    try:
+        async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as client:
+            response = await _send(client, target)
+        error = _check_response(response)
+    except httpx.TimeoutException:
+        error = f"No answer from {target.base_url} within {timeout:g} s."
+    except httpx.HTTPError as exc:
+        error = f"Could not reach {target.base_url}: {str(exc) or type(exc).__name__}."
+    latency_ms = round((time.perf_counter() - started) * 1000)
+    return ModelTestResult(ok=error is None, latency_ms=latency_ms, error=_scrub(error, target))
+
+
+async def _send(client: httpx.AsyncClient, target: ResolvedModel) -> httpx.Response:
+    if target.provider == "anthropic":
+        return await client.post(
+            f"{target.base_url}/v1/messages",
+            headers={"x-api-key": target.api_key, "anthropic-version": ANTHROPIC_VERSION},
+            json={"model": target.model_name, "max_tokens": 1, "messages": _PROMPT},
+        )
+    url = f"{target.base_url}/chat/completions"
+    headers = {"Authorization": f"Bearer {target.api_key}"} if target.api_key else {}
+    body: dict[str, Any] = {"model": target.model_name, "max_tokens": 1, "messages": _PROMPT}
+    response = await client.post(url, headers=headers, json=body)
+    if response.status_code == 400 and "max_completion_tokens" in response.text:
+        # Newer OpenAI reasoning models refuse max_tokens and name its replacement.
+        body["max_completion_tokens"] = body.pop("max_tokens")
+        response = await client.post(url, headers=headers, json=body)
+    return response
+
+
+def _check_response(response: httpx.Response) -> str | None:
+    if not response.is_success:
+        detail = _error_text(response)
+        return f"HTTP {response.status_code}: {detail}" if detail else _status_line(response)
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        return (
+            f"{_status_line(response)}, but the answer is not a JSON object: is the base URL "
+            "right? (OpenAI-compatible servers usually end in /v1)"
+        )
+    return None
+
+
+def _status_line(response: httpx.Response) -> str:
+    return f"HTTP {response.status_code} {response.reason_phrase}".strip()
+
+
+def _error_text(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return _plain(response.text)
+    return _plain(_find_message(body))
+
+
+def _find_message(body: Any) -> str:
+    """The provider's own words: OpenAI `{error: {message}}`, Anthropic `{error: {message}}`,
+    FastAPI-style `{detail}`, Ollama `{error: "..."}`."""
+    if isinstance(body, dict):
+        for key in ("error", "message", "detail", "msg"):
+            if body.get(key):
+                return _find_message(body[key])
+    if isinstance(body, list) and body:
+        return _find_message(body[0])
+    return body if isinstance(body, str) else json.dumps(body)
+
+
+def _plain(text: str) -> str:
+    text = re.sub(r"<[^>]+>", " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _scrub(error: str | None, target: ResolvedModel) -> str | None:
+    """Mask the key (providers sometimes echo it back), then shorten long messages."""
+    if error is None:
+        return None
+    if target.api_key:
+        error = error.replace(target.api_key, "***")
+    return error[:_MAX_ERROR_CHARS] + ("…" if len(error) > _MAX_ERROR_CHARS else "")

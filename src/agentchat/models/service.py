@@ -1,0 +1,237 @@
+"""The model registry: CRUD with exactly one default, key encryption, and model resolution."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from sqlalchemy import case, false, func, select, true, update
+from sqlalchemy.orm import Session
+
+from agentchat.chat.tables import ChatSession
+from agentchat.core.database import Database
+from agentchat.core.errors import Conflict, NotFound
+from agentchat.core.settings import Settings
+from agentchat.models.crypto import KeyCipher
+from agentchat.models.schemas import ModelCreate, ModelPublic, ModelUpdate
+from agentchat.models.tables import AiModelConfig
+
+SCRIPTED_MODEL_NAME = "Scripted demo model (offline, not a real LLM)"
+SCRIPTED_MODEL_ID = "scripted-demo"
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
+_BUILTIN_LOCKED = ("provider", "base_url", "model_name")
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """What a run needs to call a model. `api_key` is decrypted (may be "") and kept out of repr."""
+
+    id: int
+    name: str
+    base_url: str
+    api_key: str = field(repr=False)
+    model_name: str
+    provider: str
+    context_length: int
+
+
+def list_models(session: Session) -> list[AiModelConfig]:
+    query = select(AiModelConfig).order_by(AiModelConfig.created_at, AiModelConfig.id)
+    return list(session.scalars(query))
+
+
+def get_model(session: Session, model_id: int) -> AiModelConfig:
+    row = session.get(AiModelConfig, model_id)
+    if row is None:
+        raise NotFound(f"Model {model_id} not found")
+    return row
+
+
+def to_public(row: AiModelConfig) -> ModelPublic:
+    return ModelPublic(
+        id=row.id,
+        name=row.name,
+        provider=row.provider,
+        base_url=row.base_url,
+        model_name=row.model_name,
+        context_length=row.context_length,
+        is_default=row.is_default,
+        is_builtin=row.is_builtin,
+        has_api_key=bool(row.api_key_encrypted),
+        api_key_last4=row.api_key_last4,
+        created_at=row.created_at,
+    )
+
+
+def create_model(
+    session: Session, cipher: KeyCipher, data: ModelCreate, *, builtin: bool = False
+) -> AiModelConfig:
+    """Add a model; the first one, or one sent with isDefault, becomes the default."""
+    row = AiModelConfig(
+        name=data.name,
+        provider=data.provider,
+        base_url=data.base_url,
+        model_name=data.model_name,
+        context_length=data.context_length,
+        is_default=False,
+        is_builtin=builtin,
+    )
+    _set_api_key(row, cipher, data.api_key)
+    session.add(row)
+    session.flush()
+    if data.is_default or _current_default(session) is None:
+        _make_default(session, row)
+    return row
+
+
+def update_model(
+    session: Session, cipher: KeyCipher, model_id: int, data: ModelUpdate
+) -> AiModelConfig:
+    row = get_model(session, model_id)
+    changes = data.model_dump(exclude_unset=True)
+    _check_builtin_changes(row, changes)
+    if "api_key" in changes:
+        _set_api_key(row, cipher, changes.pop("api_key"))
+    is_default = changes.pop("is_default", None)
+    for name, value in changes.items():
+        setattr(row, name, value)
+    session.flush()
+    if is_default:
+        _make_default(session, row)
+    elif is_default is False and row.is_default:
+        raise Conflict("One model must be the default: make another model the default instead.")
+    return row
+
+
+def delete_model(session: Session, model_id: int) -> None:
+    """Delete a model. Sessions that used it fall back to the default; history keeps the id."""
+    row = get_model(session, model_id)
+    was_default = row.is_default
+    session.execute(
+        update(ChatSession).where(ChatSession.model_id == model_id).values(model_id=None)
+    )
+    session.delete(row)
+    session.flush()
+    if was_default:
+        successor = _oldest(session)
+        if successor is not None:
+            _make_default(session, successor)
+
+
+def resolve_model(session: Session, model_id: int | None, settings: Settings) -> ResolvedModel:
+    """The model a run uses: `model_id` when it exists, else the default. NotFound when none."""
+    row = session.get(AiModelConfig, model_id) if model_id is not None else None
+    row = row or _current_default(session) or _oldest(session)
+    if row is None:
+        raise NotFound("No model is configured: add one in the model settings.", code="no_model")
+    return _resolved(row, KeyCipher.for_settings(settings))
+
+
+def load_exact(database: Database, model_id: int, settings: Settings) -> ResolvedModel:
+    """The model `model_id` (no fallback), read in a short transaction of its own."""
+    with database.session() as session:
+        return _resolved(get_model(session, model_id), KeyCipher.for_settings(settings))
+
+
+def ensure_default_model(
+    session: Session, settings: Settings, scripted_base_url: str | None
+) -> AiModelConfig | None:
+    """On first start (no model yet) register a default model; returns it, or None.
+
+    OPENAI_API_KEY (with OPENAI_BASE_URL and AGENTCHAT_MODEL) wins; otherwise the scripted
+    demo model at `scripted_base_url`, marked built-in. An existing table without a default
+    (edited by hand) gets its oldest model promoted.
+    """
+    if session.scalar(select(func.count()).select_from(AiModelConfig)):
+        if _current_default(session) is None:
+            _make_default(session, _oldest(session))  # type: ignore[arg-type]
+        return None
+    cipher = KeyCipher.for_settings(settings)
+    api_key = os.environ.get("OPENAI_API_KEY", "").strip()
+    if api_key:
+        model_name = os.environ.get("AGENTCHAT_MODEL", "").strip() or OPENAI_DEFAULT_MODEL
+        data = ModelCreate(
+            name=model_name,
+            base_url=os.environ.get("OPENAI_BASE_URL", "").strip() or OPENAI_DEFAULT_BASE_URL,
+            model_name=model_name,
+            api_key=api_key,
+            is_default=True,
+        )
+        return create_model(session, cipher, data)
+    if scripted_base_url:
+        data = ModelCreate(
+            name=SCRIPTED_MODEL_NAME,
+            base_url=scripted_base_url,
+            model_name=SCRIPTED_MODEL_ID,
+            is_default=True,
+        )
+        return create_model(session, cipher, data, builtin=True)
+    return None
+
+
+def update_builtin_base_url(session: Session, url: str) -> int:
+    """Point the built-in scripted model at the live endpoint (its port may change per start)."""
+    base_url = ModelUpdate(base_url=url).base_url
+    result = session.execute(
+        update(AiModelConfig)
+        .where(AiModelConfig.is_builtin.is_(True))
+        .values(base_url=base_url)
+        .execution_options(synchronize_session="fetch")
+    )
+    return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+def _resolved(row: AiModelConfig, cipher: KeyCipher) -> ResolvedModel:
+    api_key = cipher.decrypt(row.api_key_encrypted) if row.api_key_encrypted else ""
+    return ResolvedModel(
+        id=row.id,
+        name=row.name,
+        base_url=row.base_url,
+        api_key=api_key,
+        model_name=row.model_name,
+        provider=row.provider,
+        context_length=row.context_length,
+    )
+
+
+def _set_api_key(row: AiModelConfig, cipher: KeyCipher, api_key: str | None) -> None:
+    if not api_key:
+        row.api_key_encrypted = None
+        row.api_key_last4 = None
+        return
+    row.api_key_encrypted = cipher.encrypt(api_key)
+    # Short keys would be mostly revealed by their last four characters.
+    row.api_key_last4 = api_key[-4:] if len(api_key) >= 12 else None
+
+
+def _check_builtin_changes(row: AiModelConfig, changes: dict[str, object]) -> None:
+    if not row.is_builtin:
+        return
+    for name in _BUILTIN_LOCKED:
+        if name in changes and changes[name] != getattr(row, name):
+            raise Conflict(
+                f"The built-in demo model's {name} is managed by the server; "
+                "add a new model instead."
+            )
+
+
+def _current_default(session: Session) -> AiModelConfig | None:
+    query = select(AiModelConfig).where(AiModelConfig.is_default.is_(True))
+    return session.scalars(query.order_by(AiModelConfig.id).limit(1)).first()
+
+
+def _oldest(session: Session) -> AiModelConfig | None:
+    query = select(AiModelConfig).order_by(AiModelConfig.created_at, AiModelConfig.id)
+    return session.scalars(query.limit(1)).first()
+
+
+def _make_default(session: Session, row: AiModelConfig) -> None:
+    """Set the default in one statement over every row, so concurrent calls serialise on the
+    row locks and the last one wins instead of leaving two defaults."""
+    session.execute(
+        update(AiModelConfig)
+        .values(is_default=case((AiModelConfig.id == row.id, true()), else_=false()))
+        .execution_options(synchronize_session="fetch")
+    )
+    session.flush()
