@@ -1,0 +1,148 @@
+"""Everything that touches hermes-agent objects. Imported only after HERMES_HOME is set."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentchat.bridge.translate import TurnTranslator
+
+_PROVIDERS = {"openai": "custom", "": "custom", None: "custom"}
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    base_url: str
+    api_key: str
+    model_name: str
+    provider: str | None
+    context_length: int
+
+
+@dataclass
+class AgentSlot:
+    """A pooled AIAgent and the translator of the turn it is running (swapped per turn)."""
+
+    agent: Any
+    translator: TurnTranslator | None = None
+    system_prompt: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def call(self, method: str, *args: Any) -> Any:
+        translator = self.translator
+        if translator is None:
+            return "" if method == "on_clarify" else None
+        return getattr(translator, method)(*args)
+
+
+def thinking_faces() -> list[str]:
+    from agent.display import KawaiiSpinner
+
+    faces = set(KawaiiSpinner.KAWAII_THINKING) | set(KawaiiSpinner.get_thinking_faces())
+    return sorted(faces, key=len, reverse=True)
+
+
+def tool_preview(name: str, args: dict[str, Any]) -> str | None:
+    from agent.display import build_tool_preview
+
+    return build_tool_preview(name, args)
+
+
+def summary_of(messages: list[dict[str, Any]]) -> str:
+    """The compaction summary text found in a compacted message list ("" if none)."""
+    from agent.context_compressor import ContextCompressor as CC
+
+    for message in messages:
+        content = message.get("content")
+        if message.get("_compressed_summary") or CC._is_context_summary_content(content):
+            text = content if isinstance(content, str) else str(content or "")
+            return CC._strip_summary_prefix(text)
+    return ""
+
+
+def set_task_cwd(task_id: str, cwd: Path) -> None:
+    from tools.terminal_tool import register_task_env_overrides
+
+    cwd.mkdir(parents=True, exist_ok=True)
+    register_task_env_overrides(task_id, {"cwd": str(cwd)})
+
+
+def _callbacks(slot: AgentSlot) -> dict[str, Any]:
+    def bind(method: str) -> Any:
+        return lambda *args, **_kw: slot.call(method, *args)
+
+    return {
+        "thinking_callback": bind("on_thinking"),
+        "reasoning_callback": bind("on_reasoning"),
+        "stream_delta_callback": bind("on_stream_delta"),
+        "status_callback": bind("on_status"),
+        "tool_start_callback": bind("on_tool_start"),
+        "tool_complete_callback": bind("on_tool_complete"),
+        "clarify_callback": bind("on_clarify"),
+        "event_callback": bind("on_event"),
+    }
+
+
+def _capture_compressions(slot: AgentSlot) -> None:
+    """Wrap the compressor so the compacted list reaches the translator before the event."""
+    compressor = getattr(slot.agent, "context_compressor", None)
+    original = getattr(compressor, "compress", None)
+    if compressor is None or original is None:
+        return
+
+    @functools.wraps(original)
+    def compress(*args: Any, **kwargs: Any) -> Any:
+        result = original(*args, **kwargs)
+        if isinstance(result, list):
+            slot.call("on_compressed", result)
+        return result
+
+    compressor.compress = compress
+
+
+def build_agent(
+    spec: ModelSpec, session_id: str, toolsets: list[str], max_iterations: int
+) -> AgentSlot:
+    from run_agent import AIAgent
+
+    slot = AgentSlot(agent=None)
+    provider = _PROVIDERS.get(spec.provider, spec.provider)
+    slot.agent = AIAgent(
+        base_url=spec.base_url,
+        api_key=spec.api_key or "no-key",
+        provider=provider,
+        model=spec.model_name,
+        max_iterations=max_iterations,
+        tool_delay=0,
+        enabled_toolsets=list(toolsets),
+        quiet_mode=True,
+        skip_context_files=True,
+        session_id=f"agentchat-{session_id}",
+        platform="agentchat",
+        **_callbacks(slot),
+    )
+    slot.agent._print_fn = lambda *a, **k: None
+    slot.agent.suppress_status_output = True
+    _capture_compressions(slot)
+    set_context_length(slot, spec)
+    return slot
+
+
+def set_context_length(slot: AgentSlot, spec: ModelSpec) -> None:
+    """Apply the model config's context window to this agent (config.yaml holds a default)."""
+    agent = slot.agent
+    compressor = agent.context_compressor
+    if getattr(compressor, "context_length", None) == spec.context_length:
+        return
+    compressor.update_model(
+        model=agent.model,
+        context_length=spec.context_length,
+        base_url=agent.base_url,
+        api_key=getattr(agent, "api_key", ""),
+        provider=agent.provider,
+        api_mode=getattr(agent, "api_mode", ""),
+    )
+    agent._config_context_length = spec.context_length
+    agent._ollama_num_ctx = spec.context_length

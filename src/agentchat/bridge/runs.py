@@ -1,0 +1,97 @@
+"""Live runs: the per-run event queue, clarify gate and abort switch, looked up by runId."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Any
+
+from agentchat.bridge.clarify import ClarifyGate
+from agentchat.core.errors import Conflict, NotFound
+
+log = logging.getLogger(__name__)
+
+Event = tuple[str, dict[str, Any]]
+
+
+class RunHandle:
+    """Shared by the agent thread (producer) and the SSE response (consumer)."""
+
+    def __init__(
+        self,
+        run_id: str,
+        session_id: str,
+        loop: asyncio.AbstractEventLoop,
+        clarify_timeout_s: float,
+    ) -> None:
+        self.run_id = run_id
+        self.session_id = session_id
+        self.clarify = ClarifyGate(clarify_timeout_s)
+        self.queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        self.finished = False
+        self._loop = loop
+        self._aborted = threading.Event()
+        self._lock = threading.Lock()
+        self._agent: Any = None
+
+    @property
+    def aborted(self) -> bool:
+        return self._aborted.is_set()
+
+    def emit(self, event: str, data: dict[str, Any]) -> None:
+        """Thread-safe: hand one event to the asyncio loop."""
+        try:
+            self._loop.call_soon_threadsafe(self.queue.put_nowait, (event, data))
+        except RuntimeError:
+            log.debug("run %s: loop closed, event %s dropped", self.run_id, event)
+
+    def end(self, event: str, data: dict[str, Any]) -> None:
+        """Emit the terminal event and close the stream (called on the loop thread)."""
+        self.finished = True
+        self.queue.put_nowait((event, data))
+        self.queue.put_nowait(None)
+
+    def attach(self, agent: Any) -> bool:
+        """Bind the agent running this turn; False when the run was already aborted."""
+        with self._lock:
+            self._agent = agent
+            return not self._aborted.is_set()
+
+    def detach(self) -> None:
+        with self._lock:
+            self._agent = None
+
+    def abort(self) -> None:
+        """Interrupt the agent and release a waiting clarify; idempotent."""
+        with self._lock:
+            self._aborted.set()
+            agent = self._agent
+        self.clarify.close()
+        if agent is not None:
+            agent.interrupt()
+
+
+class RunRegistry:
+    def __init__(self) -> None:
+        self._runs: dict[str, RunHandle] = {}
+
+    def add(self, handle: RunHandle) -> None:
+        if handle.run_id in self._runs:
+            raise Conflict(f"run {handle.run_id} is already running")
+        self._runs[handle.run_id] = handle
+
+    def get(self, run_id: str) -> RunHandle:
+        handle = self._runs.get(run_id)
+        if handle is None:
+            raise NotFound(f"run {run_id} is not running on this bridge")
+        return handle
+
+    def remove(self, run_id: str) -> None:
+        self._runs.pop(run_id, None)
+
+    def for_session(self, session_id: str) -> list[RunHandle]:
+        return [h for h in self._runs.values() if h.session_id == session_id]
+
+    def all(self) -> list[RunHandle]:
+        return list(self._runs.values())

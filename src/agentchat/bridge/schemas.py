@@ -1,0 +1,69 @@
+"""The Hermes Bridge wire format (see docs/contracts.md, "Hermes Bridge protocol")."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from agentchat.core.schemas import CamelModel
+
+RunStatus = Literal["success", "failed", "stopped"]
+
+
+class ModelConfig(CamelModel):
+    base_url: str
+    api_key: str = ""
+    model_name: str
+    provider: str | None = "openai"
+    context_length: int | None = None
+
+
+class RunRequest(CamelModel):
+    run_id: str = Field(min_length=1, max_length=200)
+    session_id: str = Field(min_length=1, max_length=200)
+    system_prompt: str | None = None
+    user_message: str
+    history: list[dict[str, Any]] = Field(default_factory=list)
+    model: ModelConfig
+    max_iterations: int = Field(default=30, ge=1, le=500)
+    toolsets: list[str] | None = None
+    working_dir: str | None = None
+
+
+class RunEnd(CamelModel):
+    status: RunStatus
+    final_text: str = ""
+    error: str | None = None
+    usage: dict[str, Any] = Field(default_factory=dict)
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    compacted: bool = False
+
+
+class ClarifyAnswer(CamelModel):
+    clarify_id: str
+    answer: str
+
+
+class MemoryFile(CamelModel):
+    content: str
+    entries: list[str]
+    chars: int
+    char_limit: int
+
+
+class MemoryView(CamelModel):
+    memory: MemoryFile
+    user: MemoryFile
+
+
+class MemoryUpdate(CamelModel):
+    """Each field is the file content (entries joined by "\\n§\\n") or a list of entries."""
+
+    memory: str | list[str] | None = None
+    user: str | list[str] | None = None
+
+
+class Ack(CamelModel):
+    ok: bool = True
+    detail: str | None = None

@@ -1,0 +1,117 @@
+"""The bridge's service layer: start turns on worker threads and stream their events."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from agentchat.bridge import hermes_api
+from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
+from agentchat.bridge.hermes_home import import_hermes
+from agentchat.bridge.memory import MemoryFiles
+from agentchat.bridge.pool import AgentPool
+from agentchat.bridge.runs import RunHandle, RunRegistry
+from agentchat.bridge.schemas import Ack, ClarifyAnswer, RunEnd, RunRequest
+from agentchat.bridge.settings import BridgeSettings
+from agentchat.bridge.sse import KEEPALIVE, encode
+from agentchat.bridge.turn import TurnRunner
+from agentchat.core.errors import Conflict, ServiceUnavailable
+
+log = logging.getLogger(__name__)
+
+_WARM_MODEL = ModelSpec("http://127.0.0.1:9/v1", "warm-up", "warm-up", "openai", 131072)
+
+
+class BridgeService:
+    def __init__(self, settings: BridgeSettings) -> None:
+        self.settings = settings
+        self.pool: AgentPool[AgentSlot] = AgentPool(settings.pool_size)
+        self.runs = RunRegistry()
+        self.memory = MemoryFiles(
+            settings.home, settings.memory_char_limit, settings.user_char_limit
+        )
+        workers = max(2 * settings.pool_size, 16)
+        self.executor = ThreadPoolExecutor(workers, thread_name_prefix="bridge-turn")
+        self._runner: TurnRunner | None = None
+
+    @property
+    def ready(self) -> bool:
+        return self._runner is not None
+
+    def warm(self) -> None:
+        """Import hermes and build one throw-away agent so the first turn starts fast."""
+        import_hermes()
+        runner = TurnRunner(self.settings, self.pool)
+        try:
+            hermes_api.build_agent(_WARM_MODEL, "warm-up", self.settings.default_toolsets, 1)
+        except Exception:
+            log.exception("warm-up agent failed (turns may start slower)")
+        self._runner = runner
+
+    async def start(self, request: RunRequest) -> RunHandle:
+        runner = self._runner
+        if runner is None:
+            raise ServiceUnavailable("the bridge is still starting")
+        loop = asyncio.get_running_loop()
+        handle = RunHandle(
+            request.run_id, request.session_id, loop, self.settings.clarify_timeout_s
+        )
+        self.runs.add(handle)
+        future = self.executor.submit(runner.run, handle, request)
+        future.add_done_callback(lambda f: loop.call_soon_threadsafe(self._finish, handle, f))
+        return handle
+
+    def _finish(self, handle: RunHandle, future: Future[RunEnd]) -> None:
+        try:
+            end = future.result()
+        except BaseException as exc:
+            end = RunEnd(status="failed", error=f"{type(exc).__name__}: {exc}")
+        handle.end("run_end", end.model_dump(by_alias=True))
+        self.runs.remove(handle.run_id)
+
+    async def stream(self, handle: RunHandle) -> AsyncIterator[bytes]:
+        """SSE bytes until run_end; a client that goes away stops the turn."""
+        event_id = 0
+        try:
+            while True:
+                try:
+                    item = await asyncio.wait_for(handle.queue.get(), self.settings.keepalive_s)
+                except TimeoutError:
+                    yield KEEPALIVE
+                    continue
+                if item is None:
+                    return
+                event_id += 1
+                yield encode(item[0], item[1], event_id)
+        finally:
+            if not handle.finished:
+                log.info("run %s: client went away, stopping the turn", handle.run_id)
+                handle.abort()
+
+    def clarify(self, run_id: str, body: ClarifyAnswer) -> Ack:
+        handle = self.runs.get(run_id)
+        if not handle.clarify.answer(body.clarify_id, body.answer):
+            raise Conflict(f"run {run_id} is not waiting for clarify {body.clarify_id}")
+        return Ack()
+
+    def abort(self, run_id: str) -> Ack:
+        self.runs.get(run_id).abort()
+        return Ack()
+
+    def reset(self, session_id: str) -> Ack:
+        dropped = self.pool.drop_session(session_id)
+        return Ack(detail=f"dropped {dropped} agent(s)")
+
+    def stats(self) -> dict[str, int]:
+        return {
+            "agents": len(self.pool.keys()),
+            "poolSize": self.pool.size,
+            "activeRuns": len(self.runs.all()),
+        }
+
+    def shutdown(self) -> None:
+        for handle in self.runs.all():
+            handle.abort()
+        self.executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,46 @@
+"""Bridge settings, read from AGENTCHAT_* environment variables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_TOOLSETS = ("clarify", "todo", "memory", "skills")
+
+
+class BridgeSettings(BaseSettings):
+    """Everything the bridge process needs; one HERMES_HOME per process."""
+
+    model_config = SettingsConfigDict(env_prefix="AGENTCHAT_BRIDGE_", extra="ignore")
+
+    hermes_home: Path = Field(
+        default=Path("./data/hermes-home"),
+        validation_alias=AliasChoices("AGENTCHAT_HERMES_HOME", "hermes_home"),
+    )
+    skills_dir: Path | None = Field(
+        default=None, validation_alias=AliasChoices("AGENTCHAT_SKILLS_DIR", "skills_dir")
+    )
+    secret: SecretStr | None = None
+    toolsets: str = Field(
+        default=",".join(DEFAULT_TOOLSETS),
+        validation_alias=AliasChoices("AGENTCHAT_AGENT_TOOLSETS", "toolsets"),
+    )
+    pool_size: int = Field(default=8, ge=1)
+    clarify_timeout_s: float = Field(default=30 * 60, gt=0)
+    keepalive_s: float = Field(default=10.0, gt=0)
+    api_max_retries: int = Field(default=1, ge=0)
+    request_timeout_s: float = Field(default=300.0, gt=0)
+    default_context_length: int = Field(default=131072, ge=64000)
+    memory_char_limit: int = 2200
+    user_char_limit: int = 1375
+    tool_result_max_chars: int = 20_000
+
+    @property
+    def default_toolsets(self) -> list[str]:
+        return [t.strip() for t in self.toolsets.split(",") if t.strip()]
+
+    @property
+    def home(self) -> Path:
+        return self.hermes_home.expanduser().resolve()

@@ -1,0 +1,165 @@
+"""Translate hermes-agent callbacks (on hermes threads) into bridge events.
+
+One translator per turn. Every method is safe to call from any thread: events go through
+`emit`, which hands them to the asyncio loop. No method raises into hermes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from agentchat.bridge.clarify import ClarifyGate, ClarifyOutcome
+from agentchat.bridge.text import (
+    compact_json,
+    looks_like_error,
+    strip_face,
+    strip_leading_symbols,
+    todo_list,
+    truncate,
+)
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[str, dict[str, Any]], None]
+ToolPreview = Callable[[str, dict[str, Any]], str | None]
+SummaryOf = Callable[[list[dict[str, Any]]], str]
+
+CLARIFY_TIMEOUT_ANSWER = "The user did not answer; use your best judgement."
+
+
+class TurnTranslator:
+    def __init__(
+        self,
+        emit: Emit,
+        clarify: ClarifyGate,
+        *,
+        faces: Iterable[str] = (),
+        tool_preview: ToolPreview | None = None,
+        summary_of: SummaryOf | None = None,
+        tool_result_max_chars: int = 20_000,
+    ) -> None:
+        self._emit = emit
+        self._clarify = clarify
+        self._faces = tuple(faces)
+        self._tool_preview = tool_preview
+        self._summary_of = summary_of
+        self._max_result = tool_result_max_chars
+        self._lock = threading.Lock()
+        self._answer: list[str] = []
+        self._last_status = ""
+        self._clarify_call_id: str | None = None
+        self._compressed: list[dict[str, Any]] | None = None
+        self.compacted = False
+
+    # ── outputs ────────────────────────────────────────────────────────────
+    @property
+    def streamed_answer(self) -> str:
+        with self._lock:
+            return "".join(self._answer)
+
+    def node(
+        self, kind: str, content: str, tool_name: str | None = None, meta: dict | None = None
+    ) -> None:
+        data: dict[str, Any] = {"kind": kind, "content": content}
+        if tool_name:
+            data["toolName"] = tool_name
+        if meta is not None:
+            data["meta"] = meta
+        self._emit("node_stream", data)
+
+    # ── hermes callbacks ──────────────────────────────────────────────────
+    def on_thinking(self, text: str) -> None:
+        """Spinner text; hermes re-raises exceptions from this one, so never raise."""
+        try:
+            self._status(strip_face(text or "", self._faces))
+        except Exception:
+            log.exception("thinking callback failed")
+
+    def on_status(self, kind: str, text: str) -> None:
+        self._status(strip_leading_symbols(text or ""))
+
+    def _status(self, text: str) -> None:
+        if text == self._last_status:
+            return
+        self._last_status = text
+        if not text:
+            return
+        self.node("status", text)
+
+    def on_reasoning(self, text: str) -> None:
+        if text:
+            self.node("thinking", text)
+
+    def on_stream_delta(self, text: str | None) -> None:
+        if not text:
+            return
+        with self._lock:
+            self._answer.append(text)
+        self.node("answer_delta", text)
+
+    def on_tool_start(self, tool_call_id: str, name: str, args: dict[str, Any]) -> None:
+        if name == "clarify":
+            self._clarify_call_id = tool_call_id
+        args = args if isinstance(args, dict) else {}
+        meta = {"toolCallId": tool_call_id, "args": args}
+        self.node("tool_call", self._preview(name, args), name, meta)
+
+    def on_tool_complete(
+        self, tool_call_id: str, name: str, args: dict[str, Any], result: str
+    ) -> None:
+        text = result if isinstance(result, str) else compact_json(result, self._max_result)
+        meta: dict[str, Any] = {"toolCallId": tool_call_id}
+        if looks_like_error(text):
+            meta["isError"] = True
+        self.node("tool_result", truncate(text, self._max_result), name, meta)
+        todos = todo_list(text) if name == "todo" else None
+        if todos is not None:
+            self.node("todo_update", json.dumps(todos, ensure_ascii=False), name)
+
+    def on_clarify(self, question: str, choices: list[str] | None) -> str:
+        clarify_id = self._clarify_call_id or uuid.uuid4().hex
+        self._clarify_call_id = None
+        options = [str(c) for c in choices or []]
+        pending = self._clarify.open(clarify_id, question, options)
+        if pending is None:
+            return ""
+        ask = {"clarifyId": clarify_id, "question": question, "choices": options}
+        self.node("clarify_request", question, "clarify", ask)
+        outcome = self._clarify.wait(pending)
+        if outcome is ClarifyOutcome.ABORTED:
+            return ""
+        answer = pending.answer if outcome is ClarifyOutcome.ANSWERED else CLARIFY_TIMEOUT_ANSWER
+        meta: dict[str, Any] = {"clarifyId": clarify_id, "answer": answer}
+        if outcome is ClarifyOutcome.TIMED_OUT:
+            meta["timedOut"] = True
+        self.node("clarify_answered", answer, "clarify", meta)
+        return answer
+
+    def on_compressed(self, messages: list[dict[str, Any]]) -> None:
+        """The compressor returned a new message list (captured before session:compress)."""
+        self._compressed = messages
+
+    def on_event(self, name: str, payload: dict[str, Any]) -> None:
+        if name == "session:compress":
+            self.announce_compaction(self._compressed or [])
+
+    def announce_compaction(self, messages: list[dict[str, Any]]) -> None:
+        self.compacted = True
+        summary = self._summary_of(messages) if self._summary_of else ""
+        self._emit("context_compacted", {"summary": summary})
+
+    # ── helpers ───────────────────────────────────────────────────────────
+    def _preview(self, name: str, args: dict[str, Any]) -> str:
+        if self._tool_preview is not None:
+            try:
+                preview = self._tool_preview(name, args)
+            except Exception:
+                preview = None
+            if preview:
+                return str(preview)
+        return compact_json(args) if args else ""

@@ -1,0 +1,177 @@
+"""One agent turn, run synchronously on a worker thread: pool → hermes → RunEnd."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+from agentchat.bridge import hermes_api
+from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
+from agentchat.bridge.pool import AgentPool, pool_key
+from agentchat.bridge.runs import RunHandle
+from agentchat.bridge.schemas import RunEnd, RunRequest
+from agentchat.bridge.settings import BridgeSettings
+from agentchat.bridge.translate import TurnTranslator
+
+log = logging.getLogger(__name__)
+
+_USAGE_FIELDS = {
+    "promptTokens": "session_prompt_tokens",
+    "completionTokens": "session_completion_tokens",
+    "totalTokens": "session_total_tokens",
+    "inputTokens": "session_input_tokens",
+    "outputTokens": "session_output_tokens",
+    "cacheReadTokens": "session_cache_read_tokens",
+    "cacheWriteTokens": "session_cache_write_tokens",
+    "reasoningTokens": "session_reasoning_tokens",
+    "apiCalls": "session_api_calls",
+}
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+_LOCK_POLL_S = 0.2
+
+
+def clean_message(message: dict[str, Any]) -> dict[str, Any]:
+    """A JSON-safe copy without hermes' in-process keys (_db_persisted, _compressed_summary…)."""
+    kept = {k: v for k, v in message.items() if not str(k).startswith("_")}
+    return json.loads(json.dumps(kept, default=str))
+
+
+def new_messages(history: list[dict[str, Any]], result: list[dict[str, Any]]) -> list[dict]:
+    """This turn's user message and what the agent added after the history sent."""
+    start = len(history)
+    if len(result) > start and result[start].get("role") == "user":
+        return result[start:]
+    for index in range(len(result) - 1, -1, -1):
+        if result[index].get("role") == "user":
+            return result[index:]
+    return result[start:]
+
+
+class TurnRunner:
+    def __init__(self, settings: BridgeSettings, pool: AgentPool[AgentSlot]) -> None:
+        self._settings = settings
+        self._pool = pool
+        self._faces = hermes_api.thinking_faces()
+
+    def run(self, handle: RunHandle, request: RunRequest) -> RunEnd:
+        lock = self._pool.session_lock(request.session_id)
+        while not lock.acquire(timeout=_LOCK_POLL_S):
+            if handle.aborted:
+                return RunEnd(status="stopped")
+        try:
+            return self._run_locked(handle, request)
+        except Exception as exc:
+            log.exception("run %s failed", request.run_id)
+            return RunEnd(status="failed", error=f"{type(exc).__name__}: {exc}")
+        finally:
+            lock.release()
+
+    def _run_locked(self, handle: RunHandle, request: RunRequest) -> RunEnd:
+        slot = self._slot(request)
+        translator = TurnTranslator(
+            handle.emit,
+            handle.clarify,
+            faces=self._faces,
+            tool_preview=hermes_api.tool_preview,
+            summary_of=hermes_api.summary_of,
+            tool_result_max_chars=self._settings.tool_result_max_chars,
+        )
+        slot.translator = translator
+        try:
+            task_id = self._prepare(slot, request)
+            if not handle.attach(slot.agent):
+                return RunEnd(status="stopped")
+            before = _usage_snapshot(slot.agent)
+            result = slot.agent.run_conversation(
+                request.user_message,
+                system_message=request.system_prompt or None,
+                conversation_history=[dict(m) for m in request.history],
+                task_id=task_id,
+            )
+            return self._run_end(handle, request, translator, result, before, slot)
+        finally:
+            handle.detach()
+            slot.translator = None
+
+    def _slot(self, request: RunRequest) -> AgentSlot:
+        spec = self._spec(request)
+        toolsets = request.toolsets or self._settings.default_toolsets
+        model_id = f"{spec.base_url}|{spec.model_name}|{','.join(sorted(toolsets))}"
+        key = pool_key(request.session_id, str(self._settings.home), model_id, spec.api_key)
+        slot, _created = self._pool.get_or_create(
+            key,
+            lambda: hermes_api.build_agent(
+                spec, request.session_id, toolsets, request.max_iterations
+            ),
+        )
+        hermes_api.set_context_length(slot, spec)
+        return slot
+
+    def _spec(self, request: RunRequest) -> ModelSpec:
+        model = request.model
+        context = max(model.context_length or self._settings.default_context_length, 64000)
+        return ModelSpec(
+            base_url=model.base_url.rstrip("/"),
+            api_key=model.api_key,
+            model_name=model.model_name,
+            provider=model.provider,
+            context_length=context,
+        )
+
+    def _prepare(self, slot: AgentSlot, request: RunRequest) -> str:
+        agent = slot.agent
+        agent.clear_interrupt()
+        agent.max_iterations = request.max_iterations
+        if slot.system_prompt != (request.system_prompt or None):
+            agent._cached_system_prompt = None
+            slot.system_prompt = request.system_prompt or None
+        task_id = f"agentchat-{_SAFE_NAME.sub('_', request.session_id)}"
+        cwd = Path(request.working_dir) if request.working_dir else self._workspace(request)
+        hermes_api.set_task_cwd(task_id, cwd)
+        return task_id
+
+    def _workspace(self, request: RunRequest) -> Path:
+        return self._settings.home / "workspaces" / _SAFE_NAME.sub("_", request.session_id)
+
+    def _run_end(
+        self,
+        handle: RunHandle,
+        request: RunRequest,
+        translator: TurnTranslator,
+        result: dict[str, Any],
+        before: dict[str, int],
+        slot: AgentSlot,
+    ) -> RunEnd:
+        raw = list(result.get("messages") or [])
+        compacted = translator.compacted or any(m.get("_compressed_summary") for m in raw)
+        if compacted and not translator.compacted:
+            translator.announce_compaction(raw)
+        picked = raw if compacted else new_messages(request.history, raw)
+        usage = _usage_delta(before, _usage_snapshot(slot.agent))
+        usage["contextTokens"] = int(result.get("last_prompt_tokens") or 0)
+        usage["contextLength"] = int(slot.agent.context_compressor.context_length or 0)
+        end = RunEnd(
+            status="success",
+            final_text=str(result.get("final_response") or ""),
+            usage=usage,
+            messages=[clean_message(m) for m in picked],
+            compacted=compacted,
+        )
+        if handle.aborted or result.get("interrupted"):
+            end.status, end.final_text = "stopped", translator.streamed_answer
+        elif result.get("failed"):
+            end.status = "failed"
+            end.error = str(result.get("error") or result.get("final_response") or "turn failed")
+            end.final_text = translator.streamed_answer
+        return end
+
+
+def _usage_snapshot(agent: Any) -> dict[str, int]:
+    return {key: int(getattr(agent, attr, 0) or 0) for key, attr in _USAGE_FIELDS.items()}
+
+
+def _usage_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {key: max(after[key] - before.get(key, 0), 0) for key in after}
