@@ -1,0 +1,43 @@
+export default {
+  app: { title: 'Agent Chat', chat: 'Chat', models: 'Models', skills: 'Skills', language: 'Language', renderError: 'Something went wrong while showing this part of the page: {message}' },
+  auth: { title: 'Access token', prompt: 'The server needs an access token.', placeholder: 'Token', submit: 'Continue', cancel: 'Cancel' },
+  sessions: {
+    new: 'New chat', search: 'Search by title', untitled: 'New chat', archive: 'Archive', unarchive: 'Restore',
+    delete: 'Delete', deleteConfirm: 'Delete "{title}" and all its messages?', rename: 'Rename',
+    running: 'Running', waiting: 'Waiting for your answer', empty: 'No chats yet', archived: 'Archived',
+    showArchived: 'Show archived', loadMore: 'Load more', list: 'Chats',
+  },
+  chat: {
+    empty: 'Ask the agent anything.', pick: 'Pick a chat on the left or start a new one.',
+    placeholder: 'Ask a question… (Enter sends, Shift+Enter for a new line)', send: 'Send', stop: 'Stop',
+    exportMd: 'Export Markdown', exportJson: 'Export JSON', export: 'Export', reset: 'Reset session',
+    resetConfirm: 'Start the agent afresh? The history stays visible above a divider.', memory: 'Memory',
+    otherTab: 'This chat is running in another tab.', busy: 'A reply is still running in this chat.',
+    loadOlder: 'Load older messages', loading: 'Loading…', copy: 'Copy', copied: 'Copied',
+    edit: 'Edit', regenerate: 'Regenerate', retry: 'Retry', save: 'Save and resend', cancel: 'Cancel',
+    failed: 'The reply failed', stopped: 'Stopped', prevVersion: 'Previous version', nextVersion: 'Next version',
+    version: 'Version {index} of {count}', you: 'You', assistant: 'Agent', resetDivider: 'Session reset — the agent starts afresh here',
+    summaryDivider: 'Earlier messages were compacted into a summary', compacted: 'Context was compacted',
+    stopRequested: 'Stopping…', model: 'Model', skill: 'Skill', defaultModel: 'Default model', noSkill: 'No skill',
+  },
+  thinking: {
+    title: 'Thinking', running: 'Working…', summary: 'thought {seconds} s · {tools} tool calls',
+    stream: 'Thinking stream', tools: 'Tool calls', currentTool: 'Running tool', noResult: 'running…',
+    args: 'Arguments', result: 'Result', todos: 'To-do list', reconnecting: 'Reconnecting…', polling: 'Connection lost — checking for updates',
+    ask: 'The agent asks', answerPlaceholder: 'Your answer', submit: 'Answer', answered: 'Answered: {answer}', expand: 'Show details', collapse: 'Hide details',
+  },
+  todo: { pending: 'pending', in_progress: 'in progress', completed: 'done', cancelled: 'cancelled' },
+  memory: {
+    title: 'Memory', longTerm: 'Long-term memory', memoryFile: 'Agent notes (MEMORY.md)', userFile: 'About you (USER.md)',
+    save: 'Save', saved: 'Memory saved', history: 'Compression history', noHistory: 'No compaction yet', stats: 'Statistics',
+    unavailable: 'Memory is not available: {message}', chars: '{chars} / {limit} characters',
+  },
+  models: {
+    title: 'Models', add: 'Add model', edit: 'Edit model', name: 'Name', provider: 'Provider', baseUrl: 'Base URL',
+    modelName: 'Model name', contextLength: 'Context length', isDefault: 'Default', apiKey: 'API key',
+    apiKeyKeep: 'Leave empty to keep the stored key', apiKeySet: 'stored (…{last4})', apiKeyNone: 'none', builtin: 'built-in',
+    test: 'Test', testOk: 'The model answered', delete: 'Delete', deleteConfirm: 'Delete the model "{name}"?', save: 'Save', cancel: 'Cancel', actions: 'Actions', saved: 'Saved',
+  },
+  skills: { title: 'Skills', empty: 'No skills installed', pick: 'Pick a skill to read it.', broken: 'This skill could not be read: {error}' },
+  common: { confirm: 'Confirm', cancel: 'Cancel', yes: 'Yes', no: 'No', close: 'Close' },
+}

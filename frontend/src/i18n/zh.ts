@@ -1,0 +1,43 @@
+export default {
+  app: { title: 'Agent 对话', chat: '对话', models: '模型', skills: '技能', language: '语言', renderError: '页面的这一部分显示出错：{message}' },
+  auth: { title: '访问令牌', prompt: '服务器需要访问令牌。', placeholder: '令牌', submit: '继续', cancel: '取消' },
+  sessions: {
+    new: '新建会话', search: '按标题搜索', untitled: '新会话', archive: '归档', unarchive: '恢复',
+    delete: '删除', deleteConfirm: '删除“{title}”及其全部消息？', rename: '重命名',
+    running: '运行中', waiting: '等待你的回答', empty: '还没有会话', archived: '已归档',
+    showArchived: '显示已归档', loadMore: '加载更多', list: '会话列表',
+  },
+  chat: {
+    empty: '向 Agent 提问吧。', pick: '在左侧选择一个会话，或新建会话。',
+    placeholder: '输入问题…（Enter 发送，Shift+Enter 换行）', send: '发送', stop: '停止',
+    exportMd: '导出 Markdown', exportJson: '导出 JSON', export: '导出', reset: '重置会话',
+    resetConfirm: '让 Agent 重新开始？历史消息仍保留在分隔条上方。', memory: '记忆',
+    otherTab: '该会话正在其他标签页运行。', busy: '该会话的回复仍在运行。',
+    loadOlder: '加载更早的消息', loading: '加载中…', copy: '复制', copied: '已复制',
+    edit: '编辑', regenerate: '重新生成', retry: '重试', save: '保存并重发', cancel: '取消',
+    failed: '回复失败', stopped: '已停止', prevVersion: '上一版', nextVersion: '下一版',
+    version: '第 {index} / {count} 版', you: '你', assistant: 'Agent', resetDivider: '会话已重置 —— Agent 从这里重新开始',
+    summaryDivider: '更早的消息已压缩为摘要', compacted: '上下文已压缩',
+    stopRequested: '正在停止…', model: '模型', skill: '技能', defaultModel: '默认模型', noSkill: '不使用技能',
+  },
+  thinking: {
+    title: '思考过程', running: '思考中…', summary: '思考 {seconds} 秒 · {tools} 次工具调用',
+    stream: '思考流', tools: '工具调用', currentTool: '当前工具', noResult: '运行中…',
+    args: '参数', result: '结果', todos: '待办清单', reconnecting: '重连中…', polling: '连接断开 —— 正在轮询更新',
+    ask: 'Agent 提问', answerPlaceholder: '你的回答', submit: '回答', answered: '已回答：{answer}', expand: '展开思考过程', collapse: '收起',
+  },
+  todo: { pending: '待办', in_progress: '进行中', completed: '已完成', cancelled: '已取消' },
+  memory: {
+    title: '记忆', longTerm: '长期记忆', memoryFile: 'Agent 笔记（MEMORY.md）', userFile: '关于你（USER.md）',
+    save: '保存', saved: '记忆已保存', history: '压缩历史', noHistory: '尚未压缩', stats: '会话统计',
+    unavailable: '无法读取记忆：{message}', chars: '{chars} / {limit} 字符',
+  },
+  models: {
+    title: '模型', add: '添加模型', edit: '编辑模型', name: '名称', provider: '提供方', baseUrl: 'Base URL',
+    modelName: '模型名', contextLength: '上下文长度', isDefault: '默认', apiKey: 'API Key',
+    apiKeyKeep: '留空则保留已存的 Key', apiKeySet: '已保存（…{last4}）', apiKeyNone: '无', builtin: '内置',
+    test: '测试', testOk: '模型已响应', delete: '删除', deleteConfirm: '删除模型“{name}”？', save: '保存', cancel: '取消', actions: '操作', saved: '已保存',
+  },
+  skills: { title: '技能', empty: '尚未安装技能', pick: '选择一个技能查看内容。', broken: '无法读取该技能：{error}' },
+  common: { confirm: '确定', cancel: '取消', yes: '是', no: '否', close: '关闭' },
+}

@@ -1,0 +1,104 @@
+// Model output → safe HTML. markdown-it with raw HTML off, highlight.js for code, then
+// DOMPurify: no script, no event handlers, no javascript: URLs, no remote images; links open
+// in a new tab without referrer or opener.
+import DOMPurify from 'dompurify'
+import hljs from 'highlight.js/lib/common'
+import MarkdownIt from 'markdown-it'
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+}
+
+function highlight(code: string, lang: string): string {
+  try {
+    if (lang && hljs.getLanguage(lang)) return hljs.highlight(code, { language: lang, ignoreIllegals: true }).value
+    return hljs.highlightAuto(code).value
+  } catch {
+    return escapeHtml(code)
+  }
+}
+
+const md = new MarkdownIt({ html: false, linkify: true, breaks: false })
+
+md.renderer.rules.fence = (tokens, idx) => {
+  const token = tokens[idx]
+  const lang = token.info.trim().split(/\s+/)[0] ?? ''
+  const label = lang ? `<span class="code-lang">${escapeHtml(lang)}</span>` : '<span class="code-lang"></span>'
+  return (
+    `<div class="code-block">` +
+    `<div class="code-head">${label}<button type="button" class="code-copy" data-copy-code="1" ` +
+    `aria-label="Copy code">Copy</button></div>` +
+    `<pre><code class="hljs">${highlight(token.content, lang)}</code></pre></div>`
+  )
+}
+
+const purifier = DOMPurify()
+let hooked = false
+
+/** Same-origin relative URL or an inline data: image — nothing else loads into the page. */
+export function isSafeImageSrc(src: string): boolean {
+  const s = src.trim()
+  if (/^data:image\/(png|gif|jpe?g|webp);/i.test(s)) return true
+  if (s.startsWith('//') || s.startsWith('\\')) return false
+  if (/^[a-z][a-z0-9+.-]*:/i.test(s)) return false
+  return s.length > 0
+}
+
+function installHooks(): void {
+  if (hooked) return
+  hooked = true
+  purifier.addHook('afterSanitizeAttributes', (node) => {
+    const el = node as Element
+    if (el.tagName === 'A') {
+      el.setAttribute('target', '_blank')
+      el.setAttribute('rel', 'noopener noreferrer')
+    }
+    if (el.tagName === 'IMG') {
+      const src = el.getAttribute('src') ?? ''
+      if (!isSafeImageSrc(src)) {
+        el.removeAttribute('src')
+        el.setAttribute('data-blocked-src', src.slice(0, 200))
+        el.setAttribute('alt', el.getAttribute('alt') || 'image blocked')
+      }
+      el.removeAttribute('srcset')
+    }
+  })
+}
+
+export function sanitizeHtml(html: string): string {
+  installHooks()
+  return purifier.sanitize(html, {
+    USE_PROFILES: { html: true },
+    FORBID_TAGS: ['style', 'form', 'input', 'textarea', 'select', 'iframe', 'object', 'embed', 'link', 'meta', 'base', 'svg', 'math'],
+    FORBID_ATTR: ['style', 'srcset', 'action', 'formaction', 'xlink:href', 'ping'],
+    ALLOW_UNKNOWN_PROTOCOLS: false,
+  }) as string
+}
+
+/** Markdown (model output) → sanitised HTML. */
+export function renderMarkdown(text: string | null | undefined): string {
+  if (!text) return ''
+  return sanitizeHtml(md.render(text))
+}
+
+/** Copy text to the clipboard; falls back to a hidden textarea. */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    if (navigator.clipboard?.writeText) {
+      await navigator.clipboard.writeText(text)
+      return true
+    }
+  } catch {
+    /* fall through */
+  }
+  const area = document.createElement('textarea')
+  area.value = text
+  area.setAttribute('readonly', '')
+  area.style.position = 'fixed'
+  area.style.opacity = '0'
+  document.body.appendChild(area)
+  area.select()
+  const ok = document.execCommand?.('copy') ?? false
+  area.remove()
+  return ok
+}

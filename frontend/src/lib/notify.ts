@@ -1,0 +1,35 @@
+// Readable error and info toasts from anywhere (composables included), via Naive UI's
+// discrete API. Tests replace the sink.
+import { createDiscreteApi } from 'naive-ui'
+import { errorText } from './format'
+
+export interface Notifier {
+  error(text: string): void
+  success(text: string): void
+  info(text: string): void
+}
+
+let sink: Notifier | null = null
+
+function defaultSink(): Notifier {
+  const { message } = createDiscreteApi(['message'])
+  return {
+    error: (t) => message.error(t, { duration: 6000, closable: true }),
+    success: (t) => message.success(t),
+    info: (t) => message.info(t),
+  }
+}
+
+export function notifier(): Notifier {
+  sink ??= defaultSink()
+  return sink
+}
+
+export function setNotifier(next: Notifier | null): void {
+  sink = next
+}
+
+/** Show a failed request's message (the API's error.message). */
+export function notifyError(err: unknown): void {
+  notifier().error(errorText(err))
+}

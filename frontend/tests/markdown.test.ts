@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest'
+import { isSafeImageSrc, renderMarkdown, sanitizeHtml } from '@/lib/markdown'
+
+function dom(html: string): HTMLElement {
+  const div = document.createElement('div')
+  div.innerHTML = html
+  return div
+}
+
+describe('renderMarkdown', () => {
+  it('renders markdown with highlighted code and a copy button', () => {
+    const el = dom(renderMarkdown('# Title\n\n```python\nprint("hi")\n```'))
+    expect(el.querySelector('h1')?.textContent).toBe('Title')
+    expect(el.querySelector('.code-block pre code.hljs')?.textContent).toBe('print("hi")\n')
+    expect(el.querySelector('.code-block button[data-copy-code]')).not.toBeNull()
+    expect(el.querySelector('.hljs-built_in, .hljs-string')).not.toBeNull()
+  })
+
+  it('keeps raw HTML as text: no script, no handlers', () => {
+    const el = dom(renderMarkdown('<script>alert(1)</script><img src=x onerror=alert(1)>'))
+    expect(el.querySelector('script')).toBeNull()
+    expect(el.querySelector('img')).toBeNull()
+    expect(el.textContent).toContain('<script>')
+  })
+
+  it('drops javascript: links and opens others safely', () => {
+    const el = dom(renderMarkdown('[bad](javascript:alert(1)) [good](https://example.org)'))
+    const links = [...el.querySelectorAll('a')]
+    expect(links.some((a) => (a.getAttribute('href') ?? '').startsWith('javascript'))).toBe(false)
+    const good = links.find((a) => a.getAttribute('href') === 'https://example.org')!
+    expect(good.getAttribute('target')).toBe('_blank')
+    expect(good.getAttribute('rel')).toBe('noopener noreferrer')
+  })
+
+  it('blocks remote images but keeps data: and same-origin ones', () => {
+    const el = dom(renderMarkdown('![a](https://evil.example/t.png) ![b](//evil.example/x.png) ![c](/static/ok.png) ![d](data:image/png;base64,AAAA)'))
+    const imgs = [...el.querySelectorAll('img')]
+    expect(imgs.map((i) => i.getAttribute('src'))).toEqual([null, null, '/static/ok.png', 'data:image/png;base64,AAAA'])
+    expect(imgs[0].getAttribute('data-blocked-src')).toBe('https://evil.example/t.png')
+  })
+
+  it('sanitizeHtml strips handlers, styles, iframes and svg even if HTML slips through', () => {
+    const el = dom(sanitizeHtml('<p onclick="x()" style="color:red">t</p><iframe src="https://x"></iframe><svg><script>1</script></svg><a href="JaVaScRiPt:1">z</a>'))
+    expect(el.querySelector('[onclick]')).toBeNull()
+    expect(el.querySelector('[style]')).toBeNull()
+    expect(el.querySelector('iframe, svg, script')).toBeNull()
+    expect(el.querySelector('a')?.getAttribute('href')).toBeNull()
+  })
+
+  it('isSafeImageSrc', () => {
+    expect(isSafeImageSrc('img.png')).toBe(true)
+    expect(isSafeImageSrc('http://x/y.png')).toBe(false)
+    expect(isSafeImageSrc('data:image/svg+xml;base64,AA')).toBe(false)
+    expect(isSafeImageSrc('')).toBe(false)
+  })
+})

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest'
+import type { RunEvent } from '@/api/types'
+import { applyEvent, durationSeconds, emptyRunState, parseTodos, type RunState } from '@/lib/runState'
+
+let nextId = 1
+function ns(kind: string, content = '', extra: Record<string, unknown> = {}): RunEvent {
+  return { id: nextId++, event: 'node_stream', data: { runId: 'r1', nodeId: 'agent', kind, content, ...extra } }
+}
+function fold(events: RunEvent[], start: RunState = emptyRunState('r1')): RunState {
+  return events.reduce((s, e, i) => applyEvent(s, e, 1000 + i * 1000), start)
+}
+
+describe('applyEvent', () => {
+  it('accumulates thinking and answer, strips the status decoration', () => {
+    nextId = 1
+    const s = fold([ns('thinking', 'Let me '), ns('thinking', 'think.'), ns('status', '(¬‿¬) pondering...'), ns('answer_delta', 'Hel'), ns('answer_delta', 'lo')])
+    expect(s.thinking).toBe('Let me think.')
+    expect(s.statusLine).toBe('pondering...')
+    expect(s.answer).toBe('Hello')
+    expect(s.lastEventId).toBe(5)
+    expect(s.startedAt).toBe(1000)
+  })
+
+  it('tracks the current tool, its history and results in order', () => {
+    nextId = 1
+    let s = fold([ns('tool_call', '{"q":"x"}', { toolName: 'web_search' })])
+    expect(s.currentTool?.name).toBe('web_search')
+    expect(s.toolCount).toBe(1)
+    s = fold([ns('tool_result', 'found', { toolName: 'web_search' }), ns('tool_call', 'a.txt', { toolName: 'read_file' })], s)
+    expect(s.toolHistory.map((t) => [t.name, t.args, t.result, t.done])).toEqual([
+      ['web_search', '{"q":"x"}', 'found', true],
+      ['read_file', 'a.txt', null, false],
+    ])
+    expect(s.currentTool?.name).toBe('read_file')
+    s = fold([ns('tool_result', 'content', { toolName: 'read_file' })], s)
+    expect(s.currentTool).toBeNull()
+    expect(s.toolCount).toBe(2)
+  })
+
+  it('keeps a result without a matching call', () => {
+    nextId = 1
+    const s = fold([ns('tool_result', 'orphan', { toolName: 'x' })])
+    expect(s.toolHistory).toHaveLength(1)
+    expect(s.toolHistory[0].result).toBe('orphan')
+  })
+
+  it('replaces the todo list on each update and ignores broken JSON', () => {
+    nextId = 1
+    const s = fold([
+      ns('todo_update', JSON.stringify([{ id: '1', content: 'plan', status: 'in_progress' }])),
+      ns('todo_update', JSON.stringify([{ id: '1', content: 'plan', status: 'completed' }, { id: '2', content: 'write', status: 'pending' }])),
+      ns('todo_update', '{not json'),
+    ])
+    expect(s.todos).toEqual([
+      { id: '1', content: 'plan', status: 'completed' },
+      { id: '2', content: 'write', status: 'pending' },
+    ])
+  })
+
+  it('opens and closes a clarify request', () => {
+    nextId = 1
+    let s = fold([ns('clarify_request', '', { meta: { clarifyId: 'c1', question: 'Which?', choices: ['A', 'B'] } })])
+    expect(s.pendingAsk).toEqual({ clarifyId: 'c1', question: 'Which?', choices: ['A', 'B'] })
+    s = fold([ns('clarify_answered', '', { meta: { clarifyId: 'c1', answer: 'B' } })], s)
+    expect(s.pendingAsk).toBeNull()
+    expect(s.clarifications).toEqual([{ clarifyId: 'c1', question: 'Which?', answer: 'B' }])
+  })
+
+  it('finishes on workflow_complete with the final text and ignores later events', () => {
+    nextId = 1
+    let s = fold([ns('answer_delta', 'partial'), ns('tool_call', 'x', { toolName: 't' })])
+    s = applyEvent(s, { id: 3, event: 'workflow_complete', data: { runId: 'r1', messageId: 9, finalText: 'Final', usage: { total: 5 } } }, 9000)
+    expect(s.status).toBe('SUCCESS')
+    expect(s.answer).toBe('Final')
+    expect(s.currentTool).toBeNull()
+    expect(s.endedAt).toBe(9000)
+    expect(s.usage).toEqual({ total: 5 })
+    const after = applyEvent(s, { id: 4, event: 'node_stream', data: { kind: 'answer_delta', content: 'more' } }, 10000)
+    expect(after.answer).toBe('Final')
+  })
+
+  it('marks failures and stops', () => {
+    const failed = applyEvent(emptyRunState(), { id: 1, event: 'workflow_error', data: { message: 'boom' } }, 5)
+    expect([failed.status, failed.error]).toEqual(['FAILED', 'boom'])
+    const stopped = applyEvent(emptyRunState(), { id: 1, event: 'workflow_error', data: { message: 'stopped', stopped: true } }, 5)
+    expect(stopped.status).toBe('STOPPED')
+  })
+
+  it('ignores duplicates: an id at or below lastEventId changes nothing', () => {
+    nextId = 1
+    const e1 = ns('answer_delta', 'a')
+    const e2 = ns('answer_delta', 'b')
+    const s = fold([e1, e2, e1, e2])
+    expect(s.answer).toBe('ab')
+  })
+
+  it('records compaction summaries', () => {
+    const s = applyEvent(emptyRunState(), { id: 1, event: 'context_compacted', data: { summary: 'S' } }, 0)
+    expect(s.summaries).toEqual(['S'])
+  })
+
+  it('keeps the answer when workflow_complete has no finalText', () => {
+    nextId = 1
+    let s = fold([ns('answer_delta', 'streamed')])
+    s = applyEvent(s, { id: null, event: 'workflow_complete', data: {} }, 2)
+    expect(s.answer).toBe('streamed')
+  })
+})
+
+describe('helpers', () => {
+  it('parseTodos accepts {todos} and fills defaults', () => {
+    expect(parseTodos({ todos: [{ content: 'x' }] })).toEqual([{ id: '1', content: 'x', status: 'pending' }])
+    expect(parseTodos('3')).toBeNull()
+  })
+
+  it('durationSeconds rounds and uses now for running runs', () => {
+    expect(durationSeconds({ startedAt: 0, endedAt: 12_400 })).toBe(12)
+    expect(durationSeconds({ startedAt: 0, endedAt: null }, 3000)).toBe(3)
+    expect(durationSeconds({ startedAt: null, endedAt: null })).toBeNull()
+  })
+})
