@@ -56,7 +56,7 @@ const DEFAULTS = {
 
 export function createRunPool(options: RunPoolOptions = {}) {
   const fetchFn = options.fetch ?? authFetch
-  const getState = options.getState ?? runsApi.state
+  const fetchSnapshot = options.getState ?? runsApi.state
   const stopRun = options.stopRun ?? runsApi.stop
   const resumeRun = options.resumeRun ?? runsApi.resume
   const backoff = options.backoffMs ?? DEFAULTS.backoffMs
@@ -278,7 +278,7 @@ export function createRunPool(options: RunPoolOptions = {}) {
     if (!entry) return
     let snapshot: RunSnapshot
     try {
-      snapshot = await getState(runId)
+      snapshot = await fetchSnapshot(runId)
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) lose(entry)
       return

@@ -1,0 +1,215 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { effectScope } from 'vue'
+import type { Message, Session } from '@/api/types'
+import { useChat } from '@/composables/useChat'
+import { createRunPool, type RunPool } from '@/composables/useGlobalRuns'
+import { setNotifier } from '@/lib/notify'
+import { TabLock } from '@/lib/tabLock'
+import { log, message } from './fixtures'
+import { streamFetch, until } from './streamStub'
+
+type Handler = (body: unknown, url: URL) => unknown
+let routes: Record<string, Handler>
+let calls: string[]
+let errors: string[]
+let pool: RunPool
+let stub: ReturnType<typeof streamFetch>
+let scope: ReturnType<typeof effectScope>
+
+function session(id: number, fields: Partial<Session> = {}): Session {
+  return {
+    id, sessionUuid: `u${id}`, title: `S${id}`, modelId: null, skillFolder: null, status: 'ACTIVE', createdAt: '', updatedAt: null,
+    lastMessageAt: null, lastSummarizedAt: null, lastMessagePreview: null, hasActiveRun: false, waitingForInput: false, activeRunId: null, ...fields,
+  }
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
+}
+
+beforeEach(() => {
+  calls = []
+  errors = []
+  routes = {}
+  setNotifier({ error: (t) => errors.push(t), success: () => undefined, info: () => undefined })
+  vi.stubGlobal('fetch', async (input: string, init: RequestInit = {}) => {
+    const url = new URL(input, 'http://localhost')
+    const key = `${init.method ?? 'GET'} ${url.pathname}`
+    calls.push(key + url.search)
+    const handler = routes[key]
+    if (!handler) return json(404, { error: { code: 'not_found', message: `no route ${key}` } })
+    const body = init.body ? JSON.parse(String(init.body)) : undefined
+    const out = handler(body, url)
+    return out instanceof Response ? out : json(200, out)
+  })
+  stub = streamFetch()
+  pool = createRunPool({ fetch: stub.fetch, backoffMs: [5], pollMs: 5, cleanupMs: 1000 })
+  localStorage.clear()
+})
+
+afterEach(() => {
+  scope?.stop()
+  pool.dispose()
+  setNotifier(null)
+  vi.unstubAllGlobals()
+})
+
+function chat(lock = new TabLock({ tabId: 'me' }), onSessionChanged = vi.fn()) {
+  scope = effectScope()
+  const c = scope.run(() => useChat({ pool, lock, onSessionChanged }))!
+  return { c, onSessionChanged }
+}
+
+const history: Message[] = [
+  message(1, { content: 'Hi' }),
+  message(2, { role: 'ASSISTANT', status: 'SUCCESS', content: 'Hello', runId: 'old', logs: [log(1, 'tool_call', 'q', { toolName: 'search' })], siblingCount: 2, siblingIndex: 1 }),
+]
+
+describe('useChat', () => {
+  it('loads a session and replays stored thinking', async () => {
+    routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: history, hasMore: true })
+    const { c } = chat()
+    await c.load(1)
+    expect(c.messages.value).toHaveLength(2)
+    expect(c.stateOf(c.messages.value[1]).toolHistory[0].name).toBe('search')
+    expect(c.isRunning.value).toBe(false)
+    expect(c.hasMore.value).toBe(true)
+  })
+
+  it('sends, streams through the pool, and finishes the message', async () => {
+    routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: history, hasMore: false })
+    routes['POST /api/chat/sessions/1/runs'] = (body) => {
+      expect(body).toMatchObject({ message: 'Why?' })
+      return json(201, { runId: 'r1', messageId: 11, userMessageId: 10 })
+    }
+    const { c, onSessionChanged } = chat()
+    await c.load(1)
+    expect(await c.send('  Why?  ')).toBe(true)
+    expect(c.messages.value.map((m) => [m.id, m.role, m.status])).toEqual([
+      [1, 'USER', 'SENT'], [2, 'ASSISTANT', 'SUCCESS'], [10, 'USER', 'SENT'], [11, 'ASSISTANT', 'RUNNING'],
+    ])
+    expect(c.isRunning.value).toBe(true)
+    expect(c.currentRunId.value).toBe('r1')
+    await until(() => stub.opened.length === 1)
+    expect(stub.last().runs).toEqual(['r1'])
+    stub.last().send('r1', 1, 'node_stream', { kind: 'answer_delta', content: 'Because' })
+    await until(() => c.stateOf(c.messages.value[3]).answer === 'Because')
+    stub.last().send('r1', 2, 'context_compacted', { summary: 'short', summaryMessageId: 50 })
+    stub.last().send('r1', 3, 'workflow_complete', { messageId: 11, finalText: 'Because.' })
+    await until(() => c.messages.value.some((m) => m.id === 11 && m.status === 'SUCCESS'))
+    expect(c.messages.value.find((m) => m.id === 11)!.content).toBe('Because.')
+    expect(c.messages.value.find((m) => m.id === 50)).toMatchObject({ role: 'SYSTEM', status: 'SUMMARY', content: 'short' })
+    expect(c.isRunning.value).toBe(false)
+    expect(onSessionChanged).toHaveBeenCalledWith(1)
+    expect(localStorage.getItem('agentchat.lock.session.1')).toBeNull()
+  })
+
+  it('refuses to send while another tab holds the session', async () => {
+    routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: [], hasMore: false })
+    new TabLock({ tabId: 'other' }).acquire(1)
+    const { c } = chat()
+    await c.load(1)
+    expect(await c.send('hello')).toBe(false)
+    expect(errors[0]).toMatch(/another tab/)
+    expect(calls.some((k) => k.startsWith('POST'))).toBe(false)
+  })
+
+  it('shows the API error message when a send fails and releases the lock', async () => {
+    routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: [], hasMore: false })
+    routes['POST /api/chat/sessions/1/runs'] = () => json(429, { error: { code: 'too_many_runs', message: 'Too many runs at once' } })
+    const { c } = chat()
+    await c.load(1)
+    expect(await c.send('hello')).toBe(false)
+    expect(errors).toEqual(['Too many runs at once'])
+    expect(localStorage.getItem('agentchat.lock.session.1')).toBeNull()
+  })
+
+  it('resumes a RUNNING message after a reload and keeps following it across session switches', async () => {
+    const running = message(4, { role: 'ASSISTANT', status: 'RUNNING', runId: 'live', logs: [log(1, 'thinking', 'partial')] })
+    routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: [message(3), running], hasMore: false })
+    routes['GET /api/chat/sessions/2'] = () => ({ session: session(2), messages: [], hasMore: false })
+    const { c } = chat()
+    await c.load(1)
+    expect(c.isRunning.value).toBe(true)
+    await until(() => stub.opened.length === 1)
+    expect(stub.last().lastIds).toEqual([0])
+    await c.load(2)
+    stub.last().send('live', 1, 'node_stream', { kind: 'thinking', content: 'while away' })
+    await until(() => pool.getState('live')?.thinking === 'while away')
+    expect(stub.last().aborted).toBe(false)
+    expect(pool.isRunning(1)).toBe(true)
+    await c.load(1)
+    expect(c.stateOf(c.messages.value[1]).thinking).toBe('while away')
+    expect(stub.opened).toHaveLength(1)
+  })
+
+  it('edits a user message then starts a run on the new id', async () => {
+    routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: history, hasMore: false })
+    routes['PATCH /api/chat/messages/1'] = (body) => {
+      expect(body).toEqual({ content: 'Hi again' })
+      return { newMessageId: 20 }
+    }
+    routes['POST /api/chat/sessions/1/runs'] = (body) => {
+      expect(body).toEqual({ message: 'Hi again', parentMessageId: 20 })
+      return json(201, { runId: 'r2', messageId: 21, userMessageId: 20 })
+    }
+    const { c } = chat()
+    await c.load(1)
+    expect(await c.editAndResend(1, 'Hi again')).toBe(true)
+    expect(calls.filter((k) => k.startsWith('GET /api/chat/sessions/1'))).toHaveLength(2) // reloaded
+    await until(() => stub.opened.length === 1)
+    expect(stub.last().runs).toEqual(['r2'])
+  })
+
+  it('regenerates and switches versions through the API', async () => {
+    routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: history, hasMore: false })
+    routes['POST /api/chat/messages/2/regenerate'] = () => json(201, { runId: 'r3', newMessageId: 30 })
+    routes['GET /api/chat/messages/2/versions'] = () => [
+      { messageId: 5, branchOrder: 0, isActive: false }, { messageId: 2, branchOrder: 1, isActive: true },
+    ]
+    let activated = 0
+    routes['POST /api/chat/messages/5/activate'] = () => {
+      activated = 5
+      return { activeMessageId: 5 }
+    }
+    const { c } = chat()
+    await c.load(1)
+    expect(await c.regenerate(2)).toBe(true)
+    await until(() => stub.opened.length === 1)
+    expect(stub.last().runs).toEqual(['r3'])
+    stub.last().send('r3', 1, 'workflow_complete', { finalText: 'x' })
+    await until(() => !pool.isRunning(1))
+    await c.switchVersion(c.messages.value[1], -1)
+    expect(activated).toBe(5)
+  })
+
+  it('loads older messages with before=', async () => {
+    routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: [message(51), message(52)], hasMore: true })
+    routes['GET /api/chat/sessions/1/messages'] = (_, url) => {
+      expect(url.searchParams.get('before')).toBe('51')
+      return { messages: [message(49), message(50)], hasMore: false }
+    }
+    const { c } = chat()
+    await c.load(1)
+    await c.loadOlder()
+    expect(c.messages.value.map((m) => m.id)).toEqual([49, 50, 51, 52])
+    expect(c.hasMore.value).toBe(false)
+  })
+
+  it('answers a clarify request through the run resume endpoint', async () => {
+    const running = message(4, { role: 'ASSISTANT', status: 'RUNNING', runId: 'live' })
+    routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: [message(3), running], hasMore: false })
+    let resumed: unknown = null
+    routes['POST /api/chat/runs/live/resume'] = (body) => (resumed = body) && {}
+    pool.dispose()
+    pool = createRunPool({ fetch: stub.fetch, backoffMs: [5], cleanupMs: 1000 })
+    const { c } = chat()
+    await c.load(1)
+    await until(() => stub.opened.length === 1)
+    stub.last().send('live', 1, 'node_stream', { kind: 'clarify_request', content: '', meta: { clarifyId: 'k', question: 'Which?', choices: ['a'] } })
+    await until(() => c.pendingAsk.value !== null)
+    expect(await c.submitClarify('a')).toBe(true)
+    expect(resumed).toEqual({ clarifyId: 'k', answer: 'a' })
+    expect(c.pendingAsk.value).toBeNull()
+  })
+})
