@@ -45,7 +45,13 @@ class BridgeProcess:
 def start_bridge(root: Path, env: dict[str, str] | None = None) -> BridgeProcess:
     """Start `agentchat bridge` on a free port and wait until /health answers ok."""
     home, log_path, port = root / "hermes-home", root / "bridge.out", free_port()
-    full_env = {**os.environ, "AGENTCHAT_SKILLS_DIR": str(root / "skills"), **(env or {})}
+    skills = str(root / "skills")
+    full_env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "AGENTCHAT_SKILLS_DIR": skills,
+        **(env or {}),
+    }
     command = [sys.executable, "-m", "agentchat.cli", "bridge", "--port", str(port)]
     with log_path.open("wb") as out:
         process = subprocess.Popen(

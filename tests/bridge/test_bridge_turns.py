@@ -233,6 +233,14 @@ async def test_provider_error_ends_in_failed(client: BridgeClient, scripted_mode
     assert "500" in (turn.result.error or "")
 
 
+async def test_nothing_is_printed_to_stdout(
+    client: BridgeClient, scripted_model: str, bridge: BridgeProcess
+) -> None:
+    await run_turn(client, scripted_model, "#fail 502", session="noisy")
+    await run_turn(client, scripted_model, "#tool no_such_tool {}\n#say ok", session="noisy")
+    assert bridge.log_path.read_text(encoding="utf-8") == ""
+
+
 async def test_tool_outside_enabled_toolsets_is_refused(
     client: BridgeClient, scripted_model: str, bridge: BridgeProcess
 ) -> None:
