@@ -1,0 +1,12 @@
+import { createRouter, createWebHistory } from 'vue-router'
+
+export const router = createRouter({
+  history: createWebHistory(),
+  routes: [
+    { path: '/', redirect: '/chat' },
+    { path: '/chat/:sessionId(\\d+)?', name: 'chat', component: () => import('./views/chat/ChatPage.vue') },
+    { path: '/models', name: 'models', component: () => import('./views/models/ModelsPage.vue') },
+    { path: '/skills', name: 'skills', component: () => import('./views/skills/SkillsPage.vue') },
+    { path: '/:pathMatch(.*)*', redirect: '/chat' },
+  ],
+})
