@@ -8,6 +8,7 @@ from agentchat.chat.router import router as chat_router
 from agentchat.core.database import Database
 from agentchat.core.error_handlers import install_error_handlers
 from agentchat.core.health import router as health_router
+from agentchat.core.lifecycle import lifespan
 from agentchat.core.settings import Settings, get_settings
 from agentchat.models.router import router as models_router
 from agentchat.runs.router import router as runs_router
@@ -16,7 +17,7 @@ from agentchat.skills.router import router as skills_router
 
 def create_app(settings: Settings | None = None, database: Database | None = None) -> FastAPI:
     settings = settings or get_settings()
-    app = FastAPI(title="Agent Chat", version="0.1.0")
+    app = FastAPI(title="Agent Chat", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.state.db = database or Database(settings.resolved_database_url)
     install_error_handlers(app)

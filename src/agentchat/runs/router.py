@@ -1,7 +1,165 @@
-"""HTTP routes of this domain (thin: parse, call the service, return)."""
+"""HTTP routes of runs: start, stream, state, resume, stop, regenerate, reset, memory, stats."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated, Any
 
-router = APIRouter()
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from starlette.responses import StreamingResponse
+
+from agentchat.core.deps import DbSession
+from agentchat.core.errors import Invalid
+from agentchat.core.schemas import ERROR_RESPONSES
+from agentchat.runs import stats as run_stats
+from agentchat.runs.schemas import (
+    ClarifyAnswer,
+    MemoryUpdate,
+    Regenerated,
+    ResetRequest,
+    ResetResult,
+    RunStart,
+    RunStarted,
+    RunState,
+    SessionStats,
+)
+from agentchat.runs.service import RunService
+from agentchat.runs.streaming import multi_run_stream, run_stream, sse_message
+
+router = APIRouter(tags=["runs"], responses=ERROR_RESPONSES)
+MAX_MUX_RUNS = 50
+
+
+def get_runs(request: Request) -> RunService:
+    service: RunService = request.app.state.runs
+    return service
+
+
+Runs = Annotated[RunService, Depends(get_runs)]
+
+
+@router.post(
+    "/api/chat/sessions/{session_id}/runs",
+    status_code=201,
+    operation_id="startRun",
+    responses={429: ERROR_RESPONSES[409]},
+)
+async def start_run(session_id: int, body: RunStart, runs: Runs) -> RunStarted:
+    return await runs.start(session_id, body)
+
+
+@router.post(
+    "/api/chat/messages/{message_id}/regenerate", status_code=201, operation_id="regenerate"
+)
+async def regenerate(message_id: int, runs: Runs) -> Regenerated:
+    return await runs.regenerate(message_id)
+
+
+def _last_id(query: int | None, header: str | None) -> int:
+    raw = header if header not in (None, "") else query
+    try:
+        value = int(raw) if raw is not None else 0
+    except ValueError as exc:
+        raise Invalid("Last-Event-ID: must be an integer") from exc
+    if value < 0:
+        raise Invalid("Last-Event-ID: must not be negative")
+    return value
+
+
+@router.get(
+    "/api/chat/runs/{run_id}/stream",
+    operation_id="streamRun",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}}},
+)
+async def stream_run(
+    run_id: str,
+    runs: Runs,
+    last_event_id: Annotated[int | None, Query(alias="lastEventId", ge=0)] = None,
+    last_event_header: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
+) -> Response:
+    last = _last_id(last_event_id, last_event_header)
+    if await runs.bus.is_known(run_id):
+        return run_stream(runs.bus, run_id, last)
+    state = await runs.state(run_id)  # 404 for a run that never existed
+    return Response(_ended_run(state), media_type="text/event-stream")
+
+
+def _ended_run(state: RunState) -> bytes:
+    """A run the bus has forgotten: its end, rebuilt from the database."""
+    if state.status == "SUCCESS":
+        data: dict[str, Any] = {
+            "runId": state.run_id,
+            "messageId": state.message_id,
+            "finalText": state.final_text,
+        }
+        return sse_message("workflow_complete", data)
+    data = {
+        "runId": state.run_id,
+        "messageId": state.message_id,
+        "message": state.error or "the run ended",
+        "stopped": state.status == "STOPPED",
+    }
+    return sse_message("workflow_error", data)
+
+
+@router.get(
+    "/api/chat/stream",
+    operation_id="streamRuns",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}}},
+)
+async def stream_runs(
+    runs: Runs,
+    run_ids: Annotated[str, Query(alias="runs", min_length=1, max_length=5000)],
+    last_event_ids: Annotated[str | None, Query(alias="lastEventIds", max_length=5000)] = None,
+) -> StreamingResponse:
+    ids = [r.strip() for r in run_ids.split(",") if r.strip()]
+    lasts = [x.strip() for x in (last_event_ids or "").split(",")] if last_event_ids else []
+    if not ids or len(ids) > MAX_MUX_RUNS:
+        raise Invalid(f"runs: give between 1 and {MAX_MUX_RUNS} run ids")
+    if lasts and len(lasts) != len(ids):
+        raise Invalid("lastEventIds: give one id per run")
+    try:
+        numbers = [int(x or 0) for x in lasts] or [0] * len(ids)
+    except ValueError as exc:
+        raise Invalid("lastEventIds: must be integers") from exc
+    if any(n < 0 for n in numbers):
+        raise Invalid("lastEventIds: must not be negative")
+    return multi_run_stream(runs.bus, list(zip(ids, numbers, strict=True)))
+
+
+@router.get("/api/chat/runs/{run_id}/state", operation_id="runState")
+async def run_state(run_id: str, runs: Runs) -> RunState:
+    return await runs.state(run_id)
+
+
+@router.post("/api/chat/runs/{run_id}/resume", operation_id="resumeRun")
+async def resume_run(run_id: str, body: ClarifyAnswer, runs: Runs) -> RunState:
+    return await runs.resume(run_id, body.clarify_id, body.answer)
+
+
+@router.post("/api/chat/runs/{run_id}/stop", operation_id="stopRun")
+async def stop_run(run_id: str, runs: Runs) -> RunState:
+    return await runs.stop(run_id)
+
+
+@router.post("/api/chat/sessions/{session_id}/reset", operation_id="resetSession")
+async def reset_session(
+    session_id: int, runs: Runs, body: ResetRequest | None = None
+) -> ResetResult:
+    return await runs.reset(session_id, (body or ResetRequest()).keep_history)
+
+
+@router.get("/api/chat/sessions/{session_id}/memory", operation_id="getMemory")
+async def get_memory(session_id: int, runs: Runs) -> dict[str, Any]:
+    return await runs.memory(session_id)
+
+
+@router.put("/api/chat/sessions/{session_id}/memory", operation_id="putMemory")
+async def put_memory(session_id: int, body: MemoryUpdate, runs: Runs) -> dict[str, Any]:
+    return await runs.put_memory(session_id, body.memory, body.user)
+
+
+@router.get("/api/chat/sessions/{session_id}/stats", operation_id="sessionStats")
+def session_stats(session_id: int, db: DbSession) -> SessionStats:
+    return run_stats.session_stats(db, session_id)

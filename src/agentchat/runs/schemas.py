@@ -1,0 +1,97 @@
+"""Request and response bodies of the run endpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from agentchat.core.schemas import CamelModel
+
+MAX_MESSAGE_CHARS = 100_000
+
+
+class RunStart(CamelModel):
+    message: str = Field(default="", max_length=MAX_MESSAGE_CHARS)
+    model_id: int | None = Field(default=None, ge=1)
+    skill_folder: str | None = Field(default=None, max_length=255)
+    max_iterations: int | None = Field(default=None, ge=1, le=200)
+    parent_message_id: int | None = Field(default=None, ge=1)
+
+
+class RunStarted(CamelModel):
+    run_id: str
+    message_id: int
+    user_message_id: int
+
+
+class Regenerated(CamelModel):
+    run_id: str
+    new_message_id: int
+
+
+class ClarifyAnswer(CamelModel):
+    clarify_id: str = Field(min_length=1, max_length=128)
+    answer: str = Field(max_length=20_000)
+
+
+class PendingClarify(CamelModel):
+    clarify_id: str
+    question: str
+    choices: list[str]
+
+
+class RunLog(CamelModel):
+    seq: int
+    kind: str
+    content: str | None
+    tool_name: str | None = None
+    meta: dict[str, Any] | None = None
+
+
+class RunState(CamelModel):
+    run_id: str
+    session_id: int
+    message_id: int
+    status: str
+    event_count: int
+    pending_clarify: PendingClarify | None
+    final_text: str | None = None
+    error: str | None = None
+    logs: list[RunLog]
+
+
+class ResetRequest(CamelModel):
+    keep_history: bool = True
+
+
+class ResetResult(CamelModel):
+    hermes_session: str
+    divider_message_id: int
+
+
+class MemoryFile(CamelModel):
+    content: str
+    entries: list[str] = []
+    chars: int = 0
+    char_limit: int = 0
+
+
+class MemoryView(CamelModel):
+    memory: MemoryFile
+    user: MemoryFile
+
+
+class MemoryUpdate(CamelModel):
+    memory: str | None = Field(default=None, max_length=100_000)
+    user: str | None = Field(default=None, max_length=100_000)
+
+
+class SessionStats(CamelModel):
+    messages: int
+    active_branch_messages: int
+    estimated_tokens: int
+    compressions: int
+    last_compression_at: str | None
+    runs: int
+    tool_calls: int

@@ -1,0 +1,56 @@
+"""Session statistics for the memory drawer: messages, tokens, compressions."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from agentchat.chat import service as tree
+from agentchat.chat.sessions import get_session
+from agentchat.chat.tables import ChatMessage, ChatMessageLog
+from agentchat.core.clock import iso
+from agentchat.runs.schemas import SessionStats
+
+CHARS_PER_TOKEN = 4
+
+
+def session_stats(db: Session, session_id: int) -> SessionStats:
+    chat = get_session(db, session_id)
+    in_session = ChatMessage.session_id == session_id
+    total = db.scalar(select(func.count()).select_from(ChatMessage).where(in_session)) or 0
+    summaries = (
+        db.scalar(
+            select(func.count())
+            .select_from(ChatMessage)
+            .where(in_session, ChatMessage.role == "SYSTEM", ChatMessage.status == "SUMMARY")
+        )
+        or 0
+    )
+    runs = (
+        db.scalar(
+            select(func.count())
+            .select_from(ChatMessage)
+            .where(in_session, ChatMessage.role == "ASSISTANT")
+        )
+        or 0
+    )
+    tool_calls = (
+        db.scalar(
+            select(func.count())
+            .select_from(ChatMessageLog)
+            .join(ChatMessage, ChatMessage.id == ChatMessageLog.message_id)
+            .where(in_session, ChatMessageLog.kind == "tool_call")
+        )
+        or 0
+    )
+    branch = tree.active_branch(db, session_id)
+    chars = sum(len(m.content or "") for m in branch)
+    return SessionStats(
+        messages=int(total),
+        active_branch_messages=len(branch),
+        estimated_tokens=chars // CHARS_PER_TOKEN,
+        compressions=int(summaries),
+        last_compression_at=iso(chat.last_summarized_at),
+        runs=int(runs),
+        tool_calls=int(tool_calls),
+    )

@@ -1,0 +1,230 @@
+"""The run service's database work: short synchronous transactions run in worker threads."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from agentchat.chat import service as tree
+from agentchat.chat.sessions import get_session, run_states, touch_session
+from agentchat.chat.tables import ChatMessage, ChatMessageLog
+from agentchat.core.clock import utcnow
+from agentchat.core.errors import Conflict, Invalid, NotFound, TooManyRuns
+from agentchat.runs.history import history_for
+from agentchat.runs.tables import WorkflowPause
+
+STALE_ERROR = "The server stopped while this answer was being written; regenerate to try again."
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """Everything the background task needs, read in the transaction that created the run."""
+
+    run_id: str
+    session_id: int
+    message_id: int
+    user_message_id: int
+    user_text: str
+    history: list[dict[str, Any]]
+    hermes_session: str
+    model_id: int | None
+    skill_folder: str | None
+
+
+def ensure_can_start(db: Session, session_id: int, max_active: int) -> None:
+    """409 when the session already runs, 429 when the server is at its cap."""
+    states = run_states(db, [session_id])
+    if states:
+        run_id = states[session_id].run_id
+        raise Conflict(
+            f"chat session {session_id} already has a running answer",
+            code="run_active",
+            runId=run_id,
+        )
+    if count_running(db) >= max_active:
+        raise TooManyRuns(
+            f"{max_active} answers are already running on this server; wait for one to finish"
+        )
+
+
+def count_running(db: Session) -> int:
+    stmt = (
+        select(func.count())
+        .select_from(ChatMessage)
+        .where(ChatMessage.role == "ASSISTANT", ChatMessage.status == "RUNNING")
+    )
+    return int(db.scalar(stmt) or 0)
+
+
+def user_message_for(
+    db: Session, session_id: int, text: str, parent_id: int | None, fields: dict[str, Any]
+) -> ChatMessage:
+    """The USER message a run answers: a fresh edited one named by parent_id, or a new one."""
+    if parent_id is not None:
+        parent = tree.get_message(db, parent_id)
+        if parent.session_id != session_id:
+            raise NotFound(f"message {parent_id} not found in chat session {session_id}")
+        if parent.role == "USER" and not _has_children(db, parent.id):
+            return parent
+        if parent.role == "USER":
+            raise Conflict(f"message {parent_id} already has an answer; regenerate it instead")
+    else:
+        leaf = tree.active_leaf(db, session_id)
+        parent_id = leaf.id if leaf else None
+    if not text.strip():
+        raise Invalid("message: must not be empty")
+    return tree.append_message(db, session_id, parent_id, "USER", text, "SENT", **fields)
+
+
+def branch_history(db: Session, session_id: int, message: ChatMessage) -> list[dict[str, Any]]:
+    """History for a run answering `message`: its branch above it, as the agent saw it."""
+    if message.parent_id is None:
+        return []
+    above = _ancestors(db, message.parent_id)
+    return history_for(above)
+
+
+def _ancestors(db: Session, message_id: int) -> list[ChatMessage]:
+    up = (
+        select(ChatMessage.id, ChatMessage.parent_id)
+        .where(ChatMessage.id == message_id)
+        .cte("up", recursive=True)
+    )
+    up = up.union_all(
+        select(ChatMessage.id, ChatMessage.parent_id).where(ChatMessage.id == up.c.parent_id)
+    )
+    stmt = select(ChatMessage).join(up, ChatMessage.id == up.c.id).order_by(ChatMessage.depth)
+    return list(db.scalars(stmt))
+
+
+def _has_children(db: Session, message_id: int) -> bool:
+    stmt = select(ChatMessage.id).where(ChatMessage.parent_id == message_id).limit(1)
+    return db.scalar(stmt) is not None
+
+
+def mark_pause(
+    db: Session, run_id: str, clarify_id: str, question: str, choices: list[str]
+) -> None:
+    db.add(
+        WorkflowPause(
+            run_id=run_id,
+            node_id="agent",
+            clarify_id=clarify_id,
+            question=question,
+            choices=json.dumps(choices, ensure_ascii=False),
+            status="PENDING",
+        )
+    )
+
+
+def answer_pause(db: Session, run_id: str, clarify_id: str, answer: str) -> None:
+    """Record the answer of a pending clarify; 409 when it is unknown, answered or stale."""
+    result = db.execute(
+        update(WorkflowPause)
+        .where(
+            WorkflowPause.run_id == run_id,
+            WorkflowPause.clarify_id == clarify_id,
+            WorkflowPause.status == "PENDING",
+        )
+        .values(status="ANSWERED", answer=answer, answered_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    if not result.rowcount:  # type: ignore[attr-defined]
+        raise Conflict(
+            f"run {run_id} is not waiting for an answer to {clarify_id!r}", code="stale_clarify"
+        )
+
+
+def pending_pause(db: Session, run_id: str) -> WorkflowPause | None:
+    stmt = select(WorkflowPause).where(
+        WorkflowPause.run_id == run_id, WorkflowPause.status == "PENDING"
+    )
+    return db.scalars(stmt.order_by(WorkflowPause.id.desc())).first()
+
+
+def close_pauses(db: Session, run_id: str) -> None:
+    db.execute(
+        update(WorkflowPause)
+        .where(WorkflowPause.run_id == run_id, WorkflowPause.status == "PENDING")
+        .values(status="CANCELLED", answered_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+
+
+def message_for_run(db: Session, run_id: str) -> ChatMessage:
+    stmt = select(ChatMessage).where(ChatMessage.run_id == run_id, ChatMessage.role == "ASSISTANT")
+    message = db.scalars(stmt).first()
+    if message is None:
+        raise NotFound(f"run {run_id} not found")
+    return message
+
+
+def stored_logs(db: Session, message_id: int) -> list[ChatMessageLog]:
+    stmt = select(ChatMessageLog).where(ChatMessageLog.message_id == message_id)
+    return list(db.scalars(stmt.order_by(ChatMessageLog.seq)))
+
+
+def add_summary(db: Session, message_id: int, summary: str) -> int:
+    """A SYSTEM/SUMMARY message under the running answer; the compacted history comes later."""
+    assistant = tree.get_message(db, message_id)
+    summary_message = tree.append_message(
+        db, assistant.session_id, assistant.id, "SYSTEM", summary, "SUMMARY"
+    )
+    chat = get_session(db, assistant.session_id)
+    chat.last_summarized_at = utcnow()
+    return summary_message.id
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    status: str  # SUCCESS | FAILED | STOPPED
+    text: str
+    error: str | None
+    usage: dict[str, Any] | None
+    messages: list[dict[str, Any]]
+    compacted: bool
+
+
+def finish_message(
+    db: Session, message_id: int, outcome: RunOutcome, summary_message_id: int | None
+) -> None:
+    """Write the end of a run: the answer or error, the agent's messages, the session's touch."""
+    message = tree.get_message(db, message_id)
+    if message.status != "RUNNING":
+        return
+    message.status = outcome.status
+    message.content = outcome.text
+    message.error = outcome.error
+    message.completed_at = utcnow()
+    message.usage_json = json.dumps(outcome.usage) if outcome.usage else None
+    turn = json.dumps(outcome.messages, ensure_ascii=False) if outcome.messages else None
+    if outcome.compacted and summary_message_id is not None:
+        summary = tree.get_message(db, summary_message_id)
+        summary.agent_messages = turn
+    else:
+        message.agent_messages = turn
+    close_pauses(db, message.run_id or "")
+    touch_session(db, message.session_id)
+    if outcome.status == "SUCCESS":
+        tree.auto_title_if_needed(db, message.session_id)
+
+
+def fail_stale_runs(db: Session, run_ids: list[str] | None = None) -> list[str]:
+    """Mark RUNNING answers FAILED (all of them at start-up, or the given runs)."""
+    stmt = select(ChatMessage).where(
+        ChatMessage.role == "ASSISTANT", ChatMessage.status == "RUNNING"
+    )
+    if run_ids is not None:
+        stmt = stmt.where(ChatMessage.run_id.in_(run_ids))
+    failed = []
+    for message in db.scalars(stmt):
+        message.status = "FAILED"
+        message.error = STALE_ERROR
+        message.completed_at = utcnow()
+        close_pauses(db, message.run_id or "")
+        failed.append(message.run_id or "")
+    return failed

@@ -1,0 +1,67 @@
+"""Limits and errors of the run endpoints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentchat.core.database import Database
+from tests.runs.conftest import Stack, make_stack
+from tests.support.servers import BridgeProcess
+
+
+def test_one_run_per_session_and_a_global_cap(
+    tmp_path: Path, database: Database, bridge: BridgeProcess, scripted_url: str
+) -> None:
+    stack, close = make_stack(tmp_path, database, bridge, scripted_url, max_active_runs=2)
+    try:
+        a, b, c = (stack.new_session() for _ in range(3))
+        run_a = stack.start(a, "#sleep 3000\n#say a")["runId"]
+        busy = stack.http.post(f"/api/chat/sessions/{a}/runs", json={"message": "again"})
+        assert busy.status_code == 409
+        assert busy.json()["error"]["runId"] == run_a
+        run_b = stack.start(b, "#sleep 3000\n#say b")["runId"]
+        full = stack.http.post(f"/api/chat/sessions/{c}/runs", json={"message": "hi"})
+        assert full.status_code == 429
+        assert full.json()["error"]["code"] == "too_many_runs"
+        for run_id in (run_a, run_b):
+            stack.post(f"/api/chat/runs/{run_id}/stop", expect=200)
+        stack.ask(c, "#say now there is room")
+    finally:
+        close()
+
+
+def test_bad_requests_get_clear_errors(stack: Stack) -> None:
+    session_id = stack.new_session()
+    cases = [
+        ("post", f"/api/chat/sessions/{session_id}/runs", {"message": ""}, 422),
+        ("post", "/api/chat/sessions/999999/runs", {"message": "x"}, 404),
+        ("post", f"/api/chat/sessions/{session_id}/runs", {"message": "x", "modelId": 0}, 422),
+        (
+            "post",
+            f"/api/chat/sessions/{session_id}/runs",
+            {"message": "x", "skillFolder": "../etc"},
+            422,
+        ),
+        (
+            "post",
+            f"/api/chat/sessions/{session_id}/runs",
+            {"message": "x", "parentMessageId": 987654},
+            404,
+        ),
+        ("get", "/api/chat/runs/unknown-run/state", None, 404),
+        ("get", "/api/chat/runs/unknown-run/stream", None, 404),
+        ("post", "/api/chat/runs/unknown-run/stop", None, 404),
+        ("post", "/api/chat/runs/unknown-run/resume", {"clarifyId": "c", "answer": "a"}, 404),
+        ("post", "/api/chat/messages/999999/regenerate", None, 404),
+    ]
+    for method, path, body, status in cases:
+        response = getattr(stack.http, method)(path, **({"json": body} if body else {}))
+        assert response.status_code == status, (path, response.text)
+        assert set(response.json()["error"]) >= {"code", "message"}
+
+
+def test_regenerate_refuses_user_messages(stack: Stack) -> None:
+    session_id = stack.new_session()
+    started, _ = stack.ask(session_id, "#say hi")
+    response = stack.http.post(f"/api/chat/messages/{started['userMessageId']}/regenerate")
+    assert response.status_code == 409

@@ -1,0 +1,102 @@
+"""Real servers for integration tests: the bridge in a subprocess, an ASGI app on a thread."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+from fastapi import FastAPI
+
+from agentchat.core.local_stack import free_port, wait_for_health
+
+BRIDGE_START_TIMEOUT_S = 120.0
+
+
+@dataclass
+class BridgeProcess:
+    url: str
+    secret: str
+    home: Path
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+
+def start_bridge(root: Path, port: int | None = None, **env: str) -> BridgeProcess:
+    """`agentchat bridge` on a free loopback port with a shared secret, healthy on return."""
+    root.mkdir(parents=True, exist_ok=True)
+    port = port or free_port()
+    secret = secrets.token_urlsafe(16)
+    home, log_path = root / "hermes-home", root / f"bridge-{port}.out"
+    full_env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "AGENTCHAT_BRIDGE_SECRET": secret,
+        "AGENTCHAT_SKILLS_DIR": str(root / "skills"),
+        **env,
+    }
+    command = [sys.executable, "-m", "agentchat.cli", "bridge", "--port", str(port)]
+    with log_path.open("ab") as out:
+        process = subprocess.Popen(
+            [*command, "--hermes-home", str(home)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=full_env,
+        )
+    bridge = BridgeProcess(f"http://127.0.0.1:{port}", secret, home, process, log_path)
+    try:
+        wait_for_health(bridge.url, process, BRIDGE_START_TIMEOUT_S)
+    except BaseException:
+        bridge.stop()
+        raise
+    return bridge
+
+
+def serve_app(app: FastAPI, timeout: float = 60.0) -> tuple[str, Callable[[], None]]:
+    """Serve an ASGI app (lifespan on) on a thread; returns its base URL and a stop callable."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if not server.started:
+        server.should_exit = True
+        sock.close()
+        raise RuntimeError("the app did not start")
+
+    def stop() -> None:
+        server.should_exit = True
+        thread.join(timeout=15)
+        if thread.is_alive():
+            server.force_exit = True
+            thread.join(timeout=5)
+        sock.close()
+
+    return f"http://127.0.0.1:{port}", stop
