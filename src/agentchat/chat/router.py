@@ -1,7 +1,149 @@
-"""HTTP routes of this domain (thin: parse, call the service, return)."""
+"""HTTP routes of the chat: sessions, the message tree and export (thin: parse, call, return)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
 
-router = APIRouter()
+from fastapi import APIRouter, Query, Response, status
+
+from agentchat.chat import export as exporter
+from agentchat.chat import service, sessions
+from agentchat.chat.deps import ChatSessionDep
+from agentchat.chat.schemas import (
+    DEFAULT_PAGE,
+    MAX_PAGE,
+    MAX_QUERY_CHARS,
+    ActivateResult,
+    EditResult,
+    ExportBranch,
+    ExportFormat,
+    MessageEdit,
+    MessagePage,
+    SessionCreate,
+    SessionCreated,
+    SessionDetail,
+    SessionPage,
+    SessionPublic,
+    SessionUpdate,
+    StatusFilter,
+    VersionPublic,
+)
+from agentchat.chat.views import message_publics, session_publics, version_public
+from agentchat.core.deps import DbSession
+from agentchat.core.schemas import ERROR_RESPONSES
+
+router = APIRouter(prefix="/api/chat", tags=["chat"], responses=ERROR_RESPONSES)
+
+PageSize = Annotated[int, Query(ge=1, le=MAX_PAGE, description="Page size, 1 to 200")]
+
+
+@router.post(
+    "/sessions",
+    status_code=status.HTTP_201_CREATED,
+    operation_id="createChatSession",
+)
+def create_session(body: SessionCreate, db: DbSession) -> SessionCreated:
+    chat = sessions.create_session(db, body)
+    public = session_publics(db, [chat])[0]
+    return SessionCreated(session_id=chat.id, session_uuid=chat.session_uuid, session=public)
+
+
+@router.get("/sessions", operation_id="listChatSessions")
+def list_sessions(
+    db: DbSession,
+    status: StatusFilter = "ACTIVE",
+    q: Annotated[str | None, Query(max_length=MAX_QUERY_CHARS)] = None,
+    limit: PageSize = DEFAULT_PAGE,
+    cursor: Annotated[str | None, Query(max_length=512)] = None,
+) -> SessionPage:
+    """Sessions by last activity, newest first; `q` searches titles."""
+    page = sessions.list_sessions(db, status, q, limit, cursor)
+    return SessionPage(
+        items=session_publics(db, page.sessions),
+        next_cursor=page.next_cursor,
+        has_more=page.has_more,
+    )
+
+
+@router.get("/sessions/{session_id}", operation_id="getChatSession")
+def get_session(chat: ChatSessionDep, db: DbSession) -> SessionDetail:
+    """The session and the last 50 messages of its active branch, oldest first."""
+    messages = service.active_branch(db, chat.id, limit=DEFAULT_PAGE + 1)
+    has_more = len(messages) > DEFAULT_PAGE
+    return SessionDetail(
+        session=session_publics(db, [chat])[0],
+        messages=message_publics(db, messages[-DEFAULT_PAGE:]),
+        has_more=has_more,
+    )
+
+
+@router.get("/sessions/{session_id}/messages", operation_id="listChatMessages")
+def list_messages(
+    chat: ChatSessionDep,
+    db: DbSession,
+    before: int | None = None,
+    limit: PageSize = DEFAULT_PAGE,
+) -> MessagePage:
+    """Messages of the active branch (or of `before`'s branch, above it), oldest first."""
+    messages = service.active_branch(db, chat.id, limit=limit + 1, before=before)
+    return MessagePage(
+        messages=message_publics(db, messages[-limit:]), has_more=len(messages) > limit
+    )
+
+
+@router.patch("/sessions/{session_id}", operation_id="updateChatSession")
+def update_session(chat: ChatSessionDep, body: SessionUpdate, db: DbSession) -> SessionPublic:
+    """Rename, switch model or skill, archive (status ARCHIVED) or restore (ACTIVE)."""
+    sessions.update_session(db, chat, body)
+    return session_publics(db, [chat])[0]
+
+
+@router.delete(
+    "/sessions/{session_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    operation_id="deleteChatSession",
+)
+def delete_session(chat: ChatSessionDep, db: DbSession) -> Response:
+    """Delete the session with its messages and logs (409 while a run is active)."""
+    sessions.delete_session(db, chat)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.get(
+    "/sessions/{session_id}/export",
+    operation_id="exportChatSession",
+    response_class=Response,
+    responses={200: {"content": {"text/markdown": {}, "application/json": {}}}},
+)
+def export_session(
+    chat: ChatSessionDep,
+    db: DbSession,
+    format: ExportFormat = "md",
+    branch: ExportBranch = "active",
+) -> Response:
+    """A file download: the active branch, or every branch as a tree (`branch=all`)."""
+    file = exporter.export_session(db, chat, format, branch)
+    disposition = f'attachment; filename="{file.filename}"'
+    return Response(
+        file.body, media_type=file.media_type, headers={"Content-Disposition": disposition}
+    )
+
+
+@router.get("/messages/{message_id}/versions", operation_id="listMessageVersions")
+def list_versions(message_id: int, db: DbSession) -> list[VersionPublic]:
+    """Every version of the message (its siblings, itself included), by branchOrder."""
+    return [version_public(m) for m in service.siblings_of(db, message_id)]
+
+
+@router.post("/messages/{message_id}/activate", operation_id="activateMessage")
+def activate_message(message_id: int, db: DbSession) -> ActivateResult:
+    """Show this version: it and its ancestors become active (409 while a run is active)."""
+    message = service.activate(db, message_id)
+    return ActivateResult(active_message_id=message.id)
+
+
+@router.patch("/messages/{message_id}", operation_id="editMessage")
+def edit_message(message_id: int, body: MessageEdit, db: DbSession) -> EditResult:
+    """Edit a USER message into a new active version (no run starts; 422 for other roles)."""
+    message = service.edit_user_message(db, message_id, body.content)
+    return EditResult(new_message_id=message.id)

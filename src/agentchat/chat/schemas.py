@@ -1,0 +1,148 @@
+"""JSON shapes of the chat API (docs/contracts.md "Chat REST API")."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, PlainSerializer, field_validator
+
+from agentchat.core.clock import iso
+from agentchat.core.schemas import CamelModel
+
+MAX_CONTENT_CHARS = 100_000
+MAX_TITLE_CHARS = 255
+MAX_SKILL_FOLDER_CHARS = 255
+MAX_QUERY_CHARS = 255
+MAX_PAGE = 200
+DEFAULT_PAGE = 50
+PREVIEW_CHARS = 120
+
+UtcDateTime = Annotated[datetime, PlainSerializer(iso, return_type=str)]
+SessionStatus = Literal["ACTIVE", "ARCHIVED"]
+StatusFilter = Literal["ACTIVE", "ARCHIVED", "ALL"]
+Role = Literal["USER", "ASSISTANT", "SYSTEM"]
+ExportFormat = Literal["md", "json"]
+ExportBranch = Literal["active", "all"]
+
+Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS)]
+SkillFolder = Annotated[str, Field(min_length=1, max_length=MAX_SKILL_FOLDER_CHARS)]
+Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT_CHARS)]
+
+
+def _check_skill_folder(value: str | None) -> str | None:
+    if value is not None and ("/" in value or "\\" in value or value.startswith(".")):
+        raise ValueError("must be a skill folder name, not a path")
+    return value
+
+
+class SessionCreate(CamelModel):
+    title: Title | None = None
+    model_id: int | None = None
+    skill_folder: SkillFolder | None = None
+
+    _skill = field_validator("skill_folder")(_check_skill_folder)
+
+
+class SessionUpdate(CamelModel):
+    """Only the fields sent are changed; `null` clears title, modelId or skillFolder."""
+
+    title: Title | None = None
+    model_id: int | None = None
+    skill_folder: SkillFolder | None = None
+    status: SessionStatus | None = None
+
+    _skill = field_validator("skill_folder")(_check_skill_folder)
+
+
+class SessionPublic(CamelModel):
+    id: int
+    session_uuid: str
+    title: str | None
+    model_id: int | None
+    skill_folder: str | None
+    hermes_session: str | None
+    status: str
+    created_at: UtcDateTime
+    updated_at: UtcDateTime
+    last_message_at: UtcDateTime | None
+    last_summarized_at: UtcDateTime | None
+    last_message_preview: str | None = None
+    has_active_run: bool = False
+    waiting_for_input: bool = False
+    active_run_id: str | None = None
+
+
+class SessionCreated(CamelModel):
+    session_id: int
+    session_uuid: str
+    session: SessionPublic
+
+
+class SessionPage(CamelModel):
+    items: list[SessionPublic]
+    next_cursor: str | None
+    has_more: bool
+
+
+class LogPublic(CamelModel):
+    seq: int
+    kind: str
+    content: str | None
+    tool_name: str | None
+    meta: Any = None
+    created_at: UtcDateTime
+
+
+class MessagePublic(CamelModel):
+    id: int
+    session_id: int
+    parent_id: int | None
+    role: str
+    content: str
+    status: str
+    is_active: bool
+    branch_order: int
+    sibling_count: int
+    sibling_index: int
+    run_id: str | None
+    model_id: int | None
+    skill_folder: str | None
+    error: str | None
+    created_at: UtcDateTime
+    completed_at: UtcDateTime | None
+    usage: Any = None
+    logs: list[LogPublic] = Field(default_factory=list)
+
+
+class SessionDetail(CamelModel):
+    session: SessionPublic
+    messages: list[MessagePublic]
+    has_more: bool
+
+
+class MessagePage(CamelModel):
+    messages: list[MessagePublic]
+    has_more: bool
+
+
+class VersionPublic(CamelModel):
+    message_id: int
+    branch_order: int
+    is_active: bool
+    role: str
+    status: str
+    created_at: UtcDateTime
+    preview: str
+
+
+class ActivateResult(CamelModel):
+    active_message_id: int
+
+
+class MessageEdit(CamelModel):
+    content: Content
+
+
+class EditResult(CamelModel):
+    new_message_id: int

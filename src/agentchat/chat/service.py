@@ -1,0 +1,290 @@
+"""The message tree: append, versions, activate, edit, the active branch and the auto-title.
+
+Invariants (DESIGN.md): among siblings (same parent, the roots of a session included) exactly one
+is active; the active branch is root → active child → … → leaf; nothing is hard-deleted except
+by deleting the whole session. Reading the active branch costs a constant number of statements:
+one recursive CTE walks it, whatever its depth.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, false, func, select, true, update
+from sqlalchemy.orm import Session
+
+from agentchat.chat.sessions import ensure_no_active_run, get_session, touch_session
+from agentchat.chat.tables import ChatMessage
+from agentchat.core.errors import Invalid, NotFound
+
+STATUSES = {
+    "USER": {"SENT"},
+    "ASSISTANT": {"RUNNING", "SUCCESS", "FAILED", "STOPPED"},
+    "SYSTEM": {"SUMMARY", "RESET"},
+}
+FIRST_STATUS = {"USER": "SENT", "ASSISTANT": "RUNNING", "SYSTEM": "SUMMARY"}
+TITLE_CHARS = 30
+
+__all__ = [
+    "activate",
+    "active_branch",
+    "active_leaf",
+    "append_message",
+    "auto_title_if_needed",
+    "edit_user_message",
+    "get_message",
+    "make_title",
+    "new_sibling",
+    "siblings_of",
+    "touch_session",
+]
+
+
+def get_message(db: Session, message_id: int) -> ChatMessage:
+    message = db.get(ChatMessage, message_id)
+    if message is None:
+        raise NotFound(f"message {message_id} not found")
+    return message
+
+
+def append_message(
+    db: Session,
+    session_id: int,
+    parent_id: int | None,
+    role: str,
+    content: str,
+    status: str,
+    **fields: Any,
+) -> ChatMessage:
+    """Add a message under `parent_id` (None: a new root) as the active one of its siblings.
+
+    Sets depth (parent's + 1) and branch_order (max of the siblings + 1), deactivates the
+    siblings and touches the session. The caller appends under a message of the branch it
+    extends; ancestors are not re-activated here (see `activate`).
+    """
+    _check_status(role, status)
+    get_session(db, session_id, lock=True)
+    depth = 0 if parent_id is None else _parent_in(db, session_id, parent_id).depth + 1
+    same_parent = _siblings_where(session_id, parent_id)
+    order = db.scalar(
+        select(func.coalesce(func.max(ChatMessage.branch_order), -1) + 1).where(same_parent)
+    )
+    db.execute(
+        update(ChatMessage)
+        .where(same_parent, ChatMessage.is_active == true())
+        .values(is_active=False)
+    )
+    message = ChatMessage(
+        session_id=session_id,
+        parent_id=parent_id,
+        role=role,
+        content=content,
+        status=status,
+        is_active=True,
+        branch_order=order,
+        depth=depth,
+        **fields,
+    )
+    db.add(message)
+    db.flush()
+    touch_session(db, session_id, message.created_at)
+    return message
+
+
+def new_sibling(
+    db: Session,
+    message_id: int,
+    content: str = "",
+    status: str | None = None,
+    **fields: Any,
+) -> ChatMessage:
+    """A new active version beside `message_id` (regenerate, edit): same parent, same role.
+
+    model_id and skill_folder are copied from the original unless given.
+    """
+    original = get_message(db, message_id)
+    role = fields.pop("role", original.role)
+    fields.setdefault("model_id", original.model_id)
+    fields.setdefault("skill_folder", original.skill_folder)
+    return append_message(
+        db,
+        original.session_id,
+        original.parent_id,
+        role,
+        content,
+        status or FIRST_STATUS[role],
+        **fields,
+    )
+
+
+def edit_user_message(db: Session, message_id: int, content: str) -> ChatMessage:
+    """Edit a USER message into a new active sibling; the old one stays as a version (422 else)."""
+    original = get_message(db, message_id)
+    if original.role != "USER":
+        raise Invalid(f"message {message_id} is a {original.role} message; only USER can be edited")
+    ensure_no_active_run(db, original.session_id)
+    fresh = new_sibling(db, message_id, content, "SENT")
+    _activate_path(db, fresh)
+    return fresh
+
+
+def activate(db: Session, message_id: int) -> ChatMessage:
+    """Make `message_id` the active version of its siblings, and its ancestors active too, so
+    it is on the active branch afterwards (409 while the session has a run)."""
+    message = get_message(db, message_id)
+    ensure_no_active_run(db, message.session_id)
+    get_session(db, message.session_id, lock=True)
+    _activate_path(db, message)
+    return message
+
+
+def siblings_of(db: Session, message_id: int) -> list[ChatMessage]:
+    """Every version of `message_id` (itself included), by branch_order."""
+    message = get_message(db, message_id)
+    stmt = select(ChatMessage).where(_siblings_where(message.session_id, message.parent_id))
+    return list(db.scalars(stmt.order_by(ChatMessage.branch_order, ChatMessage.id)))
+
+
+def active_branch(
+    db: Session, session_id: int, limit: int | None = None, before: int | None = None
+) -> list[ChatMessage]:
+    """The active branch, oldest first: all of it, or its last `limit` messages.
+
+    With `before` (a message id of this session): the `limit` messages above it on its branch,
+    read upward from it, so a page costs the same whatever the depth.
+    """
+    if before is not None:
+        return _ancestors_before(db, session_id, before, limit)
+    _allow_deep_recursion(db)
+    path = _active_path_cte(session_id)
+    window = select(path.c.id, path.c.depth).order_by(path.c.depth.desc())
+    if limit is not None:
+        window = window.limit(limit)
+    last = window.subquery("window")
+    stmt = select(ChatMessage).join(last, ChatMessage.id == last.c.id).order_by(last.c.depth)
+    return list(db.scalars(stmt))
+
+
+def active_leaf(db: Session, session_id: int) -> ChatMessage | None:
+    """The last message of the active branch (None for an empty session)."""
+    leaf = active_branch(db, session_id, limit=1)
+    return leaf[0] if leaf else None
+
+
+def make_title(content: str) -> str | None:
+    """The first 30 characters of a user message with its newlines removed."""
+    title = re.sub(r"\s*[\r\n]+\s*", " ", content).strip()[:TITLE_CHARS].strip()
+    return title or None
+
+
+def auto_title_if_needed(db: Session, session_id: int) -> str | None:
+    """Title an untitled session from the first user message of its active branch."""
+    chat = get_session(db, session_id)
+    if chat.title:
+        return chat.title
+    _allow_deep_recursion(db)
+    path = _active_path_cte(session_id)
+    stmt = (
+        select(ChatMessage.content)
+        .join(path, ChatMessage.id == path.c.id)
+        .where(ChatMessage.role == "USER")
+        .order_by(path.c.depth)
+        .limit(1)
+    )
+    content = db.scalar(stmt)
+    title = make_title(content) if content else None
+    if title:
+        chat.title = title
+        db.flush()
+    return title
+
+
+def _check_status(role: str, status: str) -> None:
+    if role not in STATUSES:
+        raise Invalid(f"role: must be one of {', '.join(STATUSES)}")
+    if status not in STATUSES[role]:
+        raise Invalid(f"status: a {role} message is one of {', '.join(sorted(STATUSES[role]))}")
+
+
+def _parent_in(db: Session, session_id: int, parent_id: int) -> ChatMessage:
+    parent = db.get(ChatMessage, parent_id)
+    if parent is None or parent.session_id != session_id:
+        raise NotFound(f"message {parent_id} not found in chat session {session_id}")
+    return parent
+
+
+def _siblings_where(session_id: int, parent_id: int | None) -> ColumnElement[bool]:
+    if parent_id is None:
+        return (ChatMessage.session_id == session_id) & ChatMessage.parent_id.is_(None)
+    return (ChatMessage.session_id == session_id) & (ChatMessage.parent_id == parent_id)
+
+
+def _active_path_cte(session_id: int) -> Any:
+    """Recursive CTE (id, depth) of the active branch: the active root, then active children."""
+    m = ChatMessage.__table__
+    root = select(m.c.id, m.c.depth).where(
+        m.c.session_id == session_id, m.c.parent_id.is_(None), m.c.is_active == true()
+    )
+    path = root.cte("active_path", recursive=True)
+    child = m.alias("child")
+    step = select(child.c.id, child.c.depth).join(path, child.c.parent_id == path.c.id)
+    return path.union_all(step.where(child.c.is_active == true()))
+
+
+def _ancestors_cte(message_id: int, min_depth: int) -> Any:
+    """Recursive CTE (id, parent_id, depth, is_active) from `message_id` up to `min_depth`."""
+    m = ChatMessage.__table__
+    start = select(m.c.id, m.c.parent_id, m.c.depth, m.c.is_active).where(m.c.id == message_id)
+    up = start.cte("ancestors", recursive=True)
+    parent = m.alias("parent")
+    step: Select[Any] = select(parent.c.id, parent.c.parent_id, parent.c.depth, parent.c.is_active)
+    step = step.join(up, parent.c.id == up.c.parent_id).where(parent.c.depth >= min_depth)
+    return up.union_all(step)
+
+
+def _ancestors_before(
+    db: Session, session_id: int, before: int, limit: int | None
+) -> list[ChatMessage]:
+    anchor = db.get(ChatMessage, before)
+    if anchor is None or anchor.session_id != session_id:
+        raise NotFound(f"message {before} not found in chat session {session_id}")
+    if anchor.parent_id is None or limit == 0:
+        return []
+    min_depth = 0 if limit is None else max(anchor.depth - limit, 0)
+    _allow_deep_recursion(db)
+    up = _ancestors_cte(anchor.parent_id, min_depth)
+    stmt = select(ChatMessage).join(up, ChatMessage.id == up.c.id).order_by(up.c.depth)
+    return list(db.scalars(stmt))
+
+
+def _activate_path(db: Session, message: ChatMessage) -> None:
+    """Activate `message` and every inactive ancestor among its siblings (root to message)."""
+    _allow_deep_recursion(db)
+    up = _ancestors_cte(message.id, 0)
+    rows = db.execute(select(up.c.id, up.c.parent_id).where(up.c.is_active == false()))
+    for node_id, parent_id in rows.all():
+        same_parent = _siblings_where(message.session_id, parent_id)
+        db.execute(
+            update(ChatMessage)
+            .where(same_parent, ChatMessage.is_active == true())
+            .values(is_active=False)
+        )
+        db.execute(update(ChatMessage).where(ChatMessage.id == node_id).values(is_active=True))
+    db.flush()
+
+
+def _allow_deep_recursion(db: Session) -> None:
+    """Lift the recursion cap of MySQL/MariaDB once per connection.
+
+    MariaDB stops a recursive CTE after `max_recursive_iterations` (1000 on some servers)
+    without an error, which would cut a deep branch short; MySQL fails at
+    `cte_max_recursion_depth` (1000). SQLite and PostgreSQL have no cap.
+    """
+    conn = db.connection()
+    if conn.dialect.name != "mysql" or conn.info.get("deep_cte"):
+        return
+    mariadb = getattr(conn.dialect, "is_mariadb", False)
+    name = "max_recursive_iterations" if mariadb else "cte_max_recursion_depth"
+    conn.exec_driver_sql(f"SET SESSION {name} = 4294967295")
+    conn.info["deep_cte"] = True

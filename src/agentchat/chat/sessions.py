@@ -1,0 +1,196 @@
+"""Chat sessions: create, read, list by activity, update, delete; the run state derived from rows.
+
+Services take a SQLAlchemy Session and only flush(); the request dependency commits.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import and_, delete, exists, func, or_, select, update
+from sqlalchemy.orm import Session
+
+from agentchat.chat.schemas import SessionCreate, SessionUpdate, StatusFilter
+from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
+from agentchat.core.clock import utcnow
+from agentchat.core.errors import Conflict, Invalid, NotFound
+from agentchat.models.tables import AiModelConfig
+from agentchat.runs.tables import WorkflowPause
+
+
+@dataclass(frozen=True)
+class RunState:
+    """A session's live run, derived from the rows the run service keeps."""
+
+    run_id: str
+    waiting_for_input: bool
+
+
+@dataclass(frozen=True)
+class SessionSlice:
+    sessions: list[ChatSession]
+    next_cursor: str | None
+    has_more: bool
+
+
+def get_session(db: Session, session_id: int, *, lock: bool = False) -> ChatSession:
+    """The session or 404; `lock` takes a row lock that serialises tree writes per session."""
+    stmt = select(ChatSession).where(ChatSession.id == session_id)
+    if lock:
+        stmt = stmt.with_for_update()
+    chat = db.scalar(stmt)
+    if chat is None:
+        raise NotFound(f"chat session {session_id} not found")
+    return chat
+
+
+def create_session(db: Session, data: SessionCreate) -> ChatSession:
+    _check_model(db, data.model_id)
+    now = utcnow()
+    key = str(uuid.uuid4())
+    chat = ChatSession(
+        session_uuid=key,
+        title=data.title,
+        model_id=data.model_id,
+        skill_folder=data.skill_folder,
+        hermes_session=f"chat-{key}",
+        status="ACTIVE",
+        created_at=now,
+        updated_at=now,
+        activity_at=now,
+    )
+    db.add(chat)
+    db.flush()
+    return chat
+
+
+def update_session(db: Session, chat: ChatSession, data: SessionUpdate) -> ChatSession:
+    changes = data.model_dump(exclude_unset=True)
+    if changes.get("status", "") is None:
+        raise Invalid("status: must be ACTIVE or ARCHIVED")
+    if changes.get("model_id") is not None:
+        _check_model(db, changes["model_id"])
+    for name, value in changes.items():
+        setattr(chat, name, value)
+    db.flush()
+    return chat
+
+
+def delete_session(db: Session, chat: ChatSession) -> None:
+    """Delete the session and everything under it (409 while a run is active).
+
+    Deleted explicitly, children first: MariaDB stops cascading at 15 levels, and a message
+    tree is deeper than that.
+    """
+    ensure_no_active_run(db, chat.id)
+    in_session = select(ChatMessage.id).where(ChatMessage.session_id == chat.id)
+    runs = select(ChatMessage.run_id).where(
+        ChatMessage.session_id == chat.id, ChatMessage.run_id.is_not(None)
+    )
+    db.execute(delete(WorkflowPause).where(WorkflowPause.run_id.in_(runs)))
+    db.execute(delete(ChatMessageLog).where(ChatMessageLog.message_id.in_(in_session)))
+    db.execute(
+        update(ChatMessage)
+        .where(ChatMessage.session_id == chat.id)
+        .values(parent_id=None)
+        .execution_options(synchronize_session=False)
+    )
+    db.execute(
+        delete(ChatMessage)
+        .where(ChatMessage.session_id == chat.id)
+        .execution_options(synchronize_session=False)
+    )
+    db.delete(chat)
+    db.flush()
+    db.expunge_all()
+
+
+def touch_session(db: Session, session_id: int, at: datetime | None = None) -> None:
+    """Record activity now: the list sorts by it."""
+    when = at or utcnow()
+    db.execute(
+        update(ChatSession)
+        .where(ChatSession.id == session_id)
+        .values(last_message_at=when, activity_at=when, updated_at=when)
+        .execution_options(synchronize_session="fetch")
+    )
+
+
+def list_sessions(
+    db: Session, status: StatusFilter, q: str | None, limit: int, cursor: str | None
+) -> SessionSlice:
+    """A page of sessions, newest activity first, after `cursor` (keyset pagination)."""
+    stmt = select(ChatSession)
+    if status != "ALL":
+        stmt = stmt.where(ChatSession.status == status)
+    if q:
+        stmt = stmt.where(func.lower(ChatSession.title).like(_contains(q), escape="/"))
+    if cursor:
+        at, last_id = decode_cursor(cursor)
+        stmt = stmt.where(
+            or_(
+                ChatSession.activity_at < at,
+                and_(ChatSession.activity_at == at, ChatSession.id < last_id),
+            )
+        )
+    order = (ChatSession.activity_at.desc(), ChatSession.id.desc())
+    rows = list(db.scalars(stmt.order_by(*order).limit(limit + 1)))
+    has_more = len(rows) > limit
+    rows = rows[:limit]
+    next_cursor = encode_cursor(rows[-1]) if has_more else None
+    return SessionSlice(rows, next_cursor, has_more)
+
+
+def run_states(db: Session, session_ids: list[int]) -> dict[int, RunState]:
+    """The RUNNING assistant message of each session, and whether its run waits for input."""
+    if not session_ids:
+        return {}
+    waiting = exists().where(
+        WorkflowPause.run_id == ChatMessage.run_id, WorkflowPause.status == "PENDING"
+    )
+    stmt = select(ChatMessage.session_id, ChatMessage.run_id, waiting).where(
+        ChatMessage.session_id.in_(session_ids),
+        ChatMessage.role == "ASSISTANT",
+        ChatMessage.status == "RUNNING",
+    )
+    states: dict[int, RunState] = {}
+    for session_id, run_id, is_waiting in db.execute(stmt):
+        if run_id and (session_id not in states or is_waiting):
+            states[session_id] = RunState(run_id, bool(is_waiting))
+    return states
+
+
+def ensure_no_active_run(db: Session, session_id: int) -> None:
+    if run_states(db, [session_id]):
+        raise Conflict(f"chat session {session_id} has an active run; stop it first")
+
+
+def encode_cursor(chat: ChatSession) -> str:
+    raw = json.dumps([chat.activity_at.isoformat(), chat.id]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, int]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        at, last_id = json.loads(raw)
+        return datetime.fromisoformat(at), int(last_id)
+    except (ValueError, TypeError, binascii.Error) as exc:
+        raise Invalid("cursor: not a cursor returned by this list") from exc
+
+
+def _contains(q: str) -> str:
+    escaped = q.lower().replace("/", "//").replace("%", "/%").replace("_", "/_")
+    return f"%{escaped}%"
+
+
+def _check_model(db: Session, model_id: int | None) -> None:
+    if model_id is None:
+        return
+    if db.scalar(select(AiModelConfig.id).where(AiModelConfig.id == model_id)) is None:
+        raise Invalid(f"modelId: model {model_id} does not exist")

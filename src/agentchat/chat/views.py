@@ -1,0 +1,181 @@
+"""Rows to public shapes, reading what they need in a fixed number of statements.
+
+A page of sessions costs two statements (previews, run states); a page of messages two
+(sibling positions, logs), however many rows or however deep the tree.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, func, or_, select
+from sqlalchemy.orm import Session
+
+from agentchat.chat.schemas import (
+    PREVIEW_CHARS,
+    LogPublic,
+    MessagePublic,
+    SessionPublic,
+    VersionPublic,
+)
+from agentchat.chat.sessions import RunState, run_states
+from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
+
+Position = tuple[int, int]  # (sibling count, 0-based index by branch_order)
+
+
+def session_publics(db: Session, sessions: Sequence[ChatSession]) -> list[SessionPublic]:
+    ids = [chat.id for chat in sessions]
+    previews = latest_previews(db, ids)
+    states = run_states(db, ids)
+    return [session_public(c, previews.get(c.id), states.get(c.id)) for c in sessions]
+
+
+def session_public(chat: ChatSession, preview: str | None, state: RunState | None) -> SessionPublic:
+    public = SessionPublic.model_validate(chat)
+    public.last_message_preview = preview
+    if state is not None:
+        public.has_active_run = True
+        public.active_run_id = state.run_id
+        public.waiting_for_input = state.waiting_for_input
+    return public
+
+
+def latest_previews(db: Session, session_ids: list[int]) -> dict[int, str]:
+    """The start of each session's latest user or assistant text (one statement)."""
+    if not session_ids:
+        return {}
+    m = ChatMessage
+    latest = (
+        select(func.substr(m.content, 1, PREVIEW_CHARS))
+        .where(m.session_id == ChatSession.id, m.role.in_(("USER", "ASSISTANT")), m.content != "")
+        .order_by(m.created_at.desc(), m.id.desc())
+        .limit(1)
+        .correlate(ChatSession)
+        .scalar_subquery()
+    )
+    stmt = select(ChatSession.id, latest).where(ChatSession.id.in_(session_ids))
+    return {sid: preview_text(text) for sid, text in db.execute(stmt) if text}
+
+
+def preview_text(content: str, chars: int = 100) -> str:
+    flat = " ".join(content.split())
+    return flat if len(flat) <= chars else flat[: chars - 1] + "…"
+
+
+def message_publics(db: Session, messages: Sequence[ChatMessage]) -> list[MessagePublic]:
+    if not messages:
+        return []
+    positions = sibling_positions(db, messages)
+    logs = logs_by_message(db, [m.id for m in messages if m.role == "ASSISTANT"])
+    return [message_public(m, positions[m.id], logs.get(m.id, [])) for m in messages]
+
+
+def message_public(
+    message: ChatMessage, position: Position, logs: list[LogPublic]
+) -> MessagePublic:
+    return MessagePublic(
+        id=message.id,
+        session_id=message.session_id,
+        parent_id=message.parent_id,
+        role=message.role,
+        content=message.content,
+        status=message.status,
+        is_active=message.is_active,
+        branch_order=message.branch_order,
+        sibling_count=position[0],
+        sibling_index=position[1],
+        run_id=message.run_id,
+        model_id=message.model_id,
+        skill_folder=message.skill_folder,
+        error=message.error,
+        created_at=message.created_at,
+        completed_at=message.completed_at,
+        usage=parse_json(message.usage_json),
+        logs=logs,
+    )
+
+
+def sibling_positions(db: Session, messages: Sequence[ChatMessage]) -> dict[int, Position]:
+    """Sibling count and index of each message, from one statement over their parents."""
+    parents = {m.parent_id for m in messages if m.parent_id is not None}
+    root_sessions = {m.session_id for m in messages if m.parent_id is None}
+    conditions: list[ColumnElement[bool]] = []
+    if parents:
+        conditions.append(ChatMessage.parent_id.in_(parents))
+    if root_sessions:
+        conditions.append(
+            ChatMessage.session_id.in_(root_sessions) & ChatMessage.parent_id.is_(None)
+        )
+    stmt = (
+        select(ChatMessage.id, ChatMessage.session_id, ChatMessage.parent_id)
+        .where(or_(*conditions))
+        .order_by(ChatMessage.branch_order, ChatMessage.id)
+    )
+    return positions_of((row.id, row.session_id, row.parent_id) for row in db.execute(stmt))
+
+
+def positions_of(rows: Iterable[tuple[int, int, int | None]]) -> dict[int, Position]:
+    """(id, session_id, parent_id) rows in branch_order → {id: (count, index)}."""
+    groups: dict[tuple[int, int | None], list[int]] = defaultdict(list)
+    for message_id, session_id, parent_id in rows:
+        groups[(session_id, parent_id)].append(message_id)
+    return {
+        message_id: (len(ids), index)
+        for ids in groups.values()
+        for index, message_id in enumerate(ids)
+    }
+
+
+def logs_by_message(db: Session, message_ids: list[int]) -> dict[int, list[LogPublic]]:
+    """Log lines of these messages by seq (one statement)."""
+    if not message_ids:
+        return {}
+    stmt = (
+        select(ChatMessageLog)
+        .where(ChatMessageLog.message_id.in_(message_ids))
+        .order_by(ChatMessageLog.message_id, ChatMessageLog.seq)
+    )
+    return group_logs(db.scalars(stmt))
+
+
+def group_logs(rows: Iterable[ChatMessageLog]) -> dict[int, list[LogPublic]]:
+    logs: dict[int, list[LogPublic]] = defaultdict(list)
+    for row in rows:
+        logs[row.message_id].append(log_public(row))
+    return logs
+
+
+def log_public(row: ChatMessageLog) -> LogPublic:
+    return LogPublic(
+        seq=row.seq,
+        kind=row.kind,
+        content=row.content,
+        tool_name=row.tool_name,
+        meta=parse_json(row.meta_json),
+        created_at=row.created_at,
+    )
+
+
+def version_public(message: ChatMessage) -> VersionPublic:
+    return VersionPublic(
+        message_id=message.id,
+        branch_order=message.branch_order,
+        is_active=message.is_active,
+        role=message.role,
+        status=message.status,
+        created_at=message.created_at,
+        preview=preview_text(message.content),
+    )
+
+
+def parse_json(raw: str | None) -> Any:
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
