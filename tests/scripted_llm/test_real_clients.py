@@ -109,3 +109,19 @@ def test_serve_in_thread_picks_a_free_port_and_releases_it_on_stop() -> None:
     stop()
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", parts.port or 0)) != 0
+
+
+def test_stop_ends_an_open_stream_promptly() -> None:
+    url, stop = serve_in_thread()
+    body = {"model": "m", "messages": _user("#delay 200\n#tokens 1000"), "stream": True}
+    with (
+        httpx.Client(timeout=10) as http,
+        http.stream("POST", f"{url}/chat/completions", json=body) as response,
+    ):
+        lines = response.iter_lines()
+        assert next(lines).startswith("data: ")
+        started = time.monotonic()
+        stop()
+        assert time.monotonic() - started < 3
+        with pytest.raises(httpx.RemoteProtocolError):
+            list(lines)

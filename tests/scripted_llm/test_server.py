@@ -120,3 +120,10 @@ async def test_many_tokens_stream_in_order(llm: httpx.AsyncClient) -> None:
     assert done
     assert text.split() == [f"t{i}" for i in range(1, 2001)]
     assert chunks[-1]["usage"]["completion_tokens"] == 2000
+
+
+async def test_a_model_name_with_quotes_is_encoded_safely(llm: httpx.AsyncClient) -> None:
+    body = _body("#say ok") | {"model": 'odd "name"'}
+    chunks, done = parse_stream((await llm.post("/chat/completions", json=body)).text)
+    assert done
+    assert {c["model"] for c in chunks} == {'odd "name"'}

@@ -25,7 +25,8 @@ from agentchat.scripted_llm.wire import (
     model_card,
 )
 
-_YIELD_EVERY = 100  # let other requests run while a long `#tokens` stream is produced
+_GRACE_SECONDS = 1  # open streams get this long to finish when a threaded server stops
+_BATCH = 64  # chunks per write when nothing paces them; other requests run in between
 
 
 class ChatRequest(BaseModel):
@@ -65,21 +66,27 @@ async def chat_completions(body: ChatRequest) -> Response:
 
 
 async def _stream(reply: Reply, writer: ChunkWriter, prompt_tokens: int) -> AsyncIterator[str]:
+    """SSE lines; back-to-back chunks go out in batches, the first one and paced ones at once."""
     produced = 0
+    batch: list[str] = []
     for event in reply.events():
         if isinstance(event, Pause):
+            if batch:
+                yield "".join(batch)
+                batch.clear()
             await asyncio.sleep(event.seconds)
             continue
         produced += 1
-        if produced % _YIELD_EVERY == 0:
-            await asyncio.sleep(0)
         if isinstance(event, Text):
-            yield writer.text(event)
+            batch.append(writer.text(event))
         else:
-            for line in writer.tool_call(event):
-                yield line
-    for line in writer.finish(prompt_tokens, produced):
-        yield line
+            batch.extend(writer.tool_call(event))
+        if produced == 1 or len(batch) >= _BATCH:
+            yield "".join(batch)
+            batch.clear()
+            await asyncio.sleep(0)
+    batch.extend(writer.finish(prompt_tokens, produced))
+    yield "".join(batch)
 
 
 async def _complete(reply: Reply, model: str, prompt_tokens: int) -> dict[str, Any]:
@@ -108,33 +115,51 @@ def serve_in_thread(
     """Serve on a background thread; returns (base URL ending in /v1, stop callable).
 
     The socket is bound here, so port 0 picks a free port and the URL is known at once.
+    `stop` waits for the thread to end (open streams get `_GRACE_SECONDS`) and may be called
+    more than once.
     """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    bound_port = sock.getsockname()[1]
+    sock = _bind(host, port)
+    # log_config=None and log_level=None: leave the host process's logging as it is.
     config = uvicorn.Config(
-        create_app(), log_level="warning", lifespan="off", timeout_graceful_shutdown=1
+        create_app(),
+        log_config=None,
+        log_level=None,
+        lifespan="off",
+        timeout_graceful_shutdown=_GRACE_SECONDS,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="scripted-llm", daemon=True
     )
-    thread.start()
-    _wait_until(lambda: server.started or not thread.is_alive(), start_timeout)
-    if not server.started:
-        sock.close()
-        raise RuntimeError("the scripted model did not start")
 
     def stop() -> None:
         server.should_exit = True
-        thread.join(timeout=3)
+        thread.join(timeout=_GRACE_SECONDS + 2)
         if thread.is_alive():
             server.force_exit = True
             thread.join(timeout=5)
         sock.close()
 
-    return f"http://{host}:{bound_port}/v1", stop
+    thread.start()
+    _wait_until(lambda: server.started or not thread.is_alive(), start_timeout)
+    if not server.started:
+        stop()
+        raise RuntimeError(f"the scripted model did not start on {host}:{port}")
+    bound = sock.getsockname()[1]
+    authority = f"[{host}]" if ":" in host else host
+    return f"http://{authority}:{bound}/v1", stop
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def _wait_until(condition: Callable[[], bool], timeout: float) -> None:

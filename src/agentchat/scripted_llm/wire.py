@@ -12,6 +12,7 @@ from agentchat.scripted_llm.play import Text, ToolCall
 MODEL_ID = "scripted"
 CONTEXT_LENGTH = 131072
 
+_COMPACT = (",", ":")
 _ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -50,15 +51,20 @@ def estimate_prompt_tokens(messages: list[dict[str, Any]]) -> int:
     return sum(len(json.dumps(m.get("content") or "")) for m in messages) // 4 + 1
 
 
-@dataclass(slots=True)
 class ChunkWriter:
-    """Encodes one streamed completion as SSE `data:` lines."""
+    """Encodes one streamed completion as SSE `data:` lines.
 
-    model: str
-    completion_id: str = field(default_factory=lambda: f"chatcmpl-scripted-{time.time_ns()}")
-    created: int = field(default_factory=lambda: int(time.time()))
-    tool_calls: int = 0
-    _role_sent: bool = False
+    The envelope of a delta chunk is formatted once; each chunk only encodes its delta.
+    """
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.completion_id = f"chatcmpl-scripted-{time.time_ns()}"
+        self.created = int(time.time())
+        self.tool_calls = 0
+        self._role_sent = False
+        head = self._line([{"index": 0, "delta": "\0", "finish_reason": None}])
+        self._prefix, self._suffix = head.rsplit('"\\u0000"', 1)
 
     def _line(self, choices: list[dict[str, Any]], **extra: Any) -> str:
         chunk = {
@@ -69,13 +75,13 @@ class ChunkWriter:
             "choices": choices,
             **extra,
         }
-        return f"data: {json.dumps(chunk, separators=(',', ':'))}\n\n"
+        return f"data: {json.dumps(chunk, separators=_COMPACT)}\n\n"
 
     def _delta(self, delta: dict[str, Any]) -> str:
         if not self._role_sent:
             delta = {"role": "assistant", **delta}
             self._role_sent = True
-        return self._line([{"index": 0, "delta": delta, "finish_reason": None}])
+        return self._prefix + json.dumps(delta, separators=_COMPACT) + self._suffix
 
     def text(self, event: Text) -> str:
         key = "content" if event.channel == "content" else "reasoning_content"
