@@ -136,3 +136,8 @@ def test_bom_and_crlf_are_accepted(skills_dir: Path) -> None:
     skill = SkillRegistry(skills_dir).get("win")
 
     assert (skill.name, skill.description, skill.error) == ("win", "saved on Windows", None)
+
+
+def test_skills_path_that_is_a_file_lists_nothing(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    assert SkillRegistry(tmp_path / "file").skills() == []

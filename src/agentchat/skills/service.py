@@ -6,6 +6,7 @@ that exist, and files are opened without following symbolic links.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -16,6 +17,8 @@ from pathlib import Path
 import yaml
 
 from agentchat.core.errors import Invalid, NotFound
+
+log = logging.getLogger(__name__)
 
 SKILL_FILE = "SKILL.md"
 SAMPLES_DIR = Path(__file__).parent / "samples"
@@ -57,7 +60,10 @@ class SkillRegistry:
         """Real sub-directories (not links) with a valid name that contain a SKILL.md entry."""
         try:
             entries = list(os.scandir(self.root))
-        except (FileNotFoundError, NotADirectoryError):
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            log.warning("cannot list the skills directory %s: %s", self.root, exc)
             return []
         names = [
             e.name
