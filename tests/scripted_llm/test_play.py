@@ -156,6 +156,8 @@ def test_usage_sets_prompt_tokens_and_fail_sets_the_status() -> None:
     assert _reply(_user("#say b")).prompt_tokens is None
     assert _reply(_user("#fail 503")).fail_status == 503
     assert _reply(_user("#fail")).fail_status == 500
+    assert _reply(_user("#fail 200")).fail_status == 500
+    assert _reply(_user("#usage 0\n#say x")).prompt_tokens == 0
 
 
 def test_usage_and_fail_apply_to_their_own_step_only() -> None:

@@ -127,3 +127,8 @@ async def test_a_model_name_with_quotes_is_encoded_safely(llm: httpx.AsyncClient
     chunks, done = parse_stream((await llm.post("/chat/completions", json=body)).text)
     assert done
     assert {c["model"] for c in chunks} == {'odd "name"'}
+
+
+async def test_usage_zero_is_reported_as_zero(llm: httpx.AsyncClient) -> None:
+    chunks, _ = parse_stream((await llm.post("/chat/completions", json=_body("#usage 0"))).text)
+    assert chunks[-1]["usage"]["prompt_tokens"] == 0

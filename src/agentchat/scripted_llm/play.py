@@ -67,9 +67,14 @@ def plan_reply(conversation: Conversation) -> Reply:
     return Reply(
         step=step,
         conversation=conversation,
-        fail_status=to_int(fail.arg, 500) if fail else None,
+        fail_status=_error_status(fail.arg) if fail else None,
         prompt_tokens=to_int(usage.arg) if usage else None,
     )
+
+
+def _error_status(arg: str) -> int:
+    status = to_int(arg, 500)
+    return status if 400 <= status <= 599 else 500
 
 
 def _script(conversation: Conversation) -> list[Step]:

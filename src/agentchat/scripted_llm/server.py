@@ -58,7 +58,9 @@ async def chat_completions(body: ChatRequest) -> Response:
     if reply.fail_status is not None:
         message = f"Scripted failure: HTTP {reply.fail_status} (#fail directive)"
         return JSONResponse(error_body(reply.fail_status, message), reply.fail_status)
-    prompt_tokens = reply.prompt_tokens or estimate_prompt_tokens(body.messages)
+    prompt_tokens = reply.prompt_tokens
+    if prompt_tokens is None:
+        prompt_tokens = estimate_prompt_tokens(body.messages)
     if body.stream:
         stream = _stream(reply, ChunkWriter(body.model), prompt_tokens)
         return StreamingResponse(stream, media_type="text/event-stream")
