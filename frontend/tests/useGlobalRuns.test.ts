@@ -171,3 +171,27 @@ describe('useGlobalRuns', () => {
     expect(stub.opened).toHaveLength(1)
   })
 })
+
+describe('useGlobalRuns with the server id format', () => {
+  it('reads "<runId>:<N>" ids and settles a run_unknown run from /state', async () => {
+    const getState = vi.fn(async (runId: string): Promise<RunSnapshot> => ({
+      runId, sessionId: 1, messageId: 9, status: 'SUCCESS', eventCount: 7, pendingClarify: null, logs: [],
+    }))
+    const stub = streamFetch()
+    pool = createRunPool({ fetch: stub.fetch, getState, backoffMs: [5], cleanupMs: 1000 })
+    const events: string[] = []
+    pool.onEvent((runId, ev) => events.push(`${runId}:${ev.event}`))
+    pool.track('a', { sessionId: 1 })
+    pool.track('old', { sessionId: 2 })
+    await until(() => stub.opened.length === 1)
+    const s = stub.last()
+    s.raw('id: a:1\nevent: node_stream\ndata: {"runId":"a","kind":"answer_delta","content":"x"}\n\n')
+    s.raw('id: a:1\nevent: node_stream\ndata: {"runId":"a","kind":"answer_delta","content":"x"}\n\n')
+    s.raw('event: run_unknown\ndata: {"runId":"old"}\n\n')
+    await until(() => pool!.getState('old')?.status === 'SUCCESS')
+    expect(pool.getState('a')?.answer).toBe('x')
+    expect(pool.getState('a')?.lastEventId).toBe(1)
+    expect(events).toEqual(['a:node_stream', 'old:workflow_complete']) // the duplicate a:1 is dropped
+    expect(getState).toHaveBeenCalledWith('old')
+  })
+})

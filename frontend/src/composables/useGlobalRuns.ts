@@ -128,6 +128,10 @@ export function createRunPool(options: RunPoolOptions = {}) {
     const runId = typeof event.data.runId === 'string' ? event.data.runId : null
     const entry = runId ? runs.get(runId) : undefined
     if (!entry) return
+    if (event.event === 'run_unknown') {
+      void settleUnknown(entry)
+      return
+    }
     if (event.id !== null && event.id <= entry.state.lastEventId) return
     if (isTerminal(entry.state.status)) return
     entry.state = applyEvent(entry.state, event, now())
@@ -296,6 +300,13 @@ export function createRunPool(options: RunPoolOptions = {}) {
       emit(runId, event, entry)
       finished(entry)
     }
+  }
+
+  /** The stream does not know the run (API restarted, run long gone): ask /state once. */
+  async function settleUnknown(entry: RunEntry): Promise<void> {
+    await pollRun(entry.runId)
+    const current = runs.get(entry.runId)
+    if (current && !isTerminal(current.state.status)) lose(current)
   }
 
   /** The server no longer knows the run: report it as ended so the view reloads the message. */
