@@ -16,10 +16,21 @@ from tests.bridge.support import Event, Turn, chat_history, model, run_turn
 
 pytestmark = pytest.mark.timeout(90)
 
+SKILL_MD = """---
+name: demo-skill
+description: A skill the app ships in its skills directory.
+---
+Always answer in haiku.
+"""
+
 
 @pytest.fixture(scope="module")
 def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    process = start_bridge(tmp_path_factory.mktemp("bridge"))
+    root = tmp_path_factory.mktemp("bridge")
+    skill = root / "skills" / "demo-skill"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL_MD, encoding="utf-8")
+    process = start_bridge(root)
     yield process
     process.stop()
 
@@ -261,6 +272,20 @@ async def test_each_session_gets_its_own_working_directory(
     turn = await run_turn(client, scripted_model, message, session="cwd-a", toolsets=["terminal"])
     assert turn.result is not None
     assert str(Path(bridge.home) / "workspaces" / "cwd-a") in turn.result.final_text
+
+
+async def test_app_skills_are_visible_to_hermes(client: BridgeClient, scripted_model: str) -> None:
+    message = '#tool skill_view {"name": "demo-skill"}\n#echo-tool-result'
+    turn = await run_turn(client, scripted_model, message, session="skills")
+    assert turn.result is not None
+    assert "Always answer in haiku." in turn.result.final_text
+
+
+async def test_empty_toolsets_offer_no_tools(client: BridgeClient, scripted_model: str) -> None:
+    message = "#tool todo {}\n#echo-tool-result"
+    turn = await run_turn(client, scripted_model, message, session="no-tools", toolsets=[])
+    assert turn.result is not None
+    assert "does not exist" in turn.result.final_text
 
 
 async def test_dead_bridge_raises_bridge_unavailable_quickly(scripted_model: str) -> None:

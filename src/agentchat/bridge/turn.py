@@ -98,7 +98,7 @@ class TurnRunner:
 
     def _slot(self, request: RunRequest) -> AgentSlot:
         spec = self._spec(request)
-        toolsets = request.toolsets or self._settings.default_toolsets
+        toolsets = self._settings.default_toolsets if request.toolsets is None else request.toolsets
         model_id = f"{spec.base_url}|{spec.model_name}|{','.join(sorted(toolsets))}"
         key = pool_key(request.session_id, str(self._settings.home), model_id, spec.api_key)
         slot, _created = self._pool.get_or_create(
