@@ -1,0 +1,33 @@
+"""Run events: the model, its SSE encoding and the buses that carry them."""
+
+from agentchat.events.bus import EventBus
+from agentchat.events.factory import make_bus
+from agentchat.events.memory import MemoryEventBus
+from agentchat.events.model import (
+    TERMINAL_EVENTS,
+    BusClosed,
+    RunEvent,
+    RunFinished,
+    StreamInterrupted,
+    SubscriberLagged,
+    UnknownRun,
+    encode_many,
+    encode_sse,
+)
+from agentchat.events.redis_bus import RedisEventBus
+
+__all__ = [
+    "TERMINAL_EVENTS",
+    "BusClosed",
+    "EventBus",
+    "MemoryEventBus",
+    "RedisEventBus",
+    "RunEvent",
+    "RunFinished",
+    "StreamInterrupted",
+    "SubscriberLagged",
+    "UnknownRun",
+    "encode_many",
+    "encode_sse",
+    "make_bus",
+]

@@ -1,0 +1,71 @@
+"""The run event model, its SSE encoding and the errors every bus raises."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+TERMINAL_EVENTS = frozenset({"workflow_complete", "workflow_error"})
+
+
+@dataclass(frozen=True, slots=True)
+class RunEvent:
+    """One event of a run; `id` counts from 1 within the run."""
+
+    id: int
+    event: str
+    data: dict[str, Any]
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.event in TERMINAL_EVENTS
+
+
+def dump_json(data: dict[str, Any]) -> str:
+    """Compact JSON on one line (json escapes newlines inside strings)."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def encode_sse(event: RunEvent) -> bytes:
+    """`id: N`, `event: NAME`, one `data:` line, blank line."""
+    return f"id: {event.id}\nevent: {event.event}\ndata: {dump_json(event.data)}\n\n".encode()
+
+
+def encode_many(events: Iterable[RunEvent]) -> bytes:
+    """Several events joined, for one socket write."""
+    return b"".join(encode_sse(e) for e in events)
+
+
+def check_terminal_last(items: list[tuple[str, dict[str, Any]]]) -> None:
+    """A terminal event may only end a batch: nothing is published after it."""
+    if any(event in TERMINAL_EVENTS for event, _ in items[:-1]):
+        raise RunFinished("a terminal event must be the last of the batch")
+
+
+class UnknownRun(KeyError):
+    """The run was never registered on this bus, or it has been forgotten."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(run_id)
+        self.run_id = run_id
+
+    def __str__(self) -> str:
+        return f"unknown run {self.run_id!r}"
+
+
+class RunFinished(RuntimeError):
+    """An event was published after the run's terminal event or `finish()`."""
+
+
+class StreamInterrupted(Exception):
+    """A subscription ended before the run did; reconnect with the last id seen."""
+
+
+class SubscriberLagged(StreamInterrupted):
+    """The subscriber fell more than its queue size behind and was dropped."""
+
+
+class BusClosed(StreamInterrupted):
+    """The bus was closed while the subscription was open."""
