@@ -197,7 +197,9 @@ def _logs_markdown(logs: list[LogPublic]) -> list[str]:
             lines.extend([f"  {fence}", ""])
         else:
             lines.append(f"- **{log.kind}**{tool}: {text}")
-    return [*lines, "", "</details>", ""]
+    if lines[-1]:
+        lines.append("")
+    return [*lines, "</details>", ""]
 
 
 def _fence(text: str) -> str:
