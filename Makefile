@@ -17,7 +17,7 @@ setup: $(STAMP) $(FRONT_BUILD)
 $(STAMP): pyproject.toml requirements-dev.lock
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	@$(BIN)/python -m pip install -q --disable-pip-version-check "uv==$(UV_VERSION)"
-	@$(BIN)/uv pip sync -q --python $(BIN)/python requirements-dev.lock
+	@$(BIN)/uv pip sync -q --compile-bytecode --python $(BIN)/python requirements-dev.lock
 	@$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e .
 	@touch $@
 

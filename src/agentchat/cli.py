@@ -46,11 +46,15 @@ def serve(
     database_url: Annotated[str | None, typer.Option()] = None,
     bridge_url: Annotated[str | None, typer.Option()] = None,
     redis_url: Annotated[str | None, typer.Option()] = None,
+    insecure_public: Annotated[
+        bool, typer.Option("--insecure-public", help="Allow a non-loopback bind without a token")
+    ] = False,
 ) -> None:
     """Serve the API and the page."""
     import uvicorn
 
     from agentchat.app import create_app
+    from agentchat.core.security import UnsafeBind, check_bind
     from agentchat.core.settings import Settings
 
     settings = _settings(
@@ -60,8 +64,14 @@ def serve(
         database_url=database_url,
         bridge_url=bridge_url,
         redis_url=redis_url,
+        insecure_public=insecure_public or None,
     )
     assert isinstance(settings, Settings)
+    try:
+        check_bind(host, settings)
+    except UnsafeBind as exc:
+        typer.echo(f"agentchat serve: {exc}", err=True)
+        raise typer.Exit(2) from exc
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
 
@@ -82,11 +92,12 @@ def bridge(
     host: HostOpt = "127.0.0.1",
     port: Annotated[int, typer.Option()] = 8200,
     hermes_home: Annotated[Path | None, typer.Option()] = None,
+    skills_dir: Annotated[Path | None, typer.Option()] = None,
 ) -> None:
     """Serve the Hermes Bridge (the only process that imports hermes-agent)."""
     from agentchat.bridge.server import main
 
-    main(host=host, port=port, hermes_home=hermes_home)
+    main(host=host, port=port, hermes_home=hermes_home, skills_dir=skills_dir)
 
 
 if __name__ == "__main__":
