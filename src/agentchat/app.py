@@ -9,6 +9,7 @@ from agentchat.core.database import Database
 from agentchat.core.error_handlers import install_error_handlers
 from agentchat.core.health import router as health_router
 from agentchat.core.lifecycle import lifespan
+from agentchat.core.security import install_security
 from agentchat.core.settings import Settings, get_settings
 from agentchat.models.router import router as models_router
 from agentchat.runs.router import router as runs_router
@@ -21,6 +22,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app.state.settings = settings
     app.state.db = database or Database(settings.resolved_database_url)
     install_error_handlers(app)
+    install_security(app, settings)
     app.include_router(health_router)
     app.include_router(chat_router)
     app.include_router(runs_router)

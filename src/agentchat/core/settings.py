@@ -31,6 +31,7 @@ class Settings(BaseSettings):
     allowed_hosts: str = "127.0.0.1,localhost,[::1],::1,testserver"
     cors_origins: str = ""
     max_body_bytes: int = 1024 * 1024
+    run_rate_per_minute: int = Field(default=30, ge=0, description="0 turns the limit off")
     scripted_llm_port: int | None = None
     start_bridge: bool = True
     start_scripted_llm: bool = True

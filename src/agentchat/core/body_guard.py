@@ -1,0 +1,123 @@
+"""Request bodies: at most `max_bytes` (413, by Content-Length and while reading a chunked
+upload), and JSON bodies must be UTF-8 and nested at most MAX_JSON_DEPTH deep (422).
+
+A body is read into memory (it is small by then) and replayed to the app; requests without a
+body, such as the GET streams, pass through untouched."""
+
+from __future__ import annotations
+
+import re
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from agentchat.core.asgi import header, send_error
+
+MAX_JSON_DEPTH = 100
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+class _Disconnected(Exception):
+    """The client went away while sending its body: there is nobody left to answer."""
+
+
+def has_body(scope: Scope) -> bool:
+    length = header(scope, b"content-length")
+    return header(scope, b"transfer-encoding") is not None or length not in (None, "0")
+
+
+def declared_length(scope: Scope) -> int | None:
+    value = header(scope, b"content-length")
+    return int(value) if value is not None and value.strip().isdigit() else None
+
+
+def is_json(scope: Scope) -> bool:
+    value = (header(scope, b"content-type") or "").split(";", 1)[0].strip().lower()
+    return value == "application/json" or (
+        value.startswith("application/") and value.endswith("+json")
+    )
+
+
+def too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether JSON `text` nests arrays/objects more than `limit` deep (brackets inside
+    strings do not count). Cheap when there are few brackets, linear otherwise."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    for bracket in _BRACKET.findall(_STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        if depth > limit:
+            return True
+    return False
+
+
+def json_problem(body: bytes) -> str | None:
+    """Why a JSON body is refused before parsing, or None."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return "The body is not valid UTF-8."
+    if too_deep(text):
+        return f"The JSON body is nested more than {MAX_JSON_DEPTH} levels deep."
+    return None
+
+
+async def read_body(receive: Receive, max_bytes: int) -> bytes | None:
+    """The whole body, or None as soon as it grows past `max_bytes`."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise _Disconnected
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > max_bytes:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that first hands over `body`, then the real channel (for disconnects)."""
+    pending = True
+
+    async def receive_again() -> Message:
+        nonlocal pending
+        if pending:
+            pending = False
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return receive_again
+
+
+class BodyGuardMiddleware:
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not has_body(scope):
+            await self.app(scope, receive, send)
+            return
+        try:
+            body = await self._body(scope, receive)
+        except _Disconnected:
+            return
+        if body is None:
+            limit = f"The body is larger than {self.max_bytes} bytes."
+            await send_error(send, 413, "payload_too_large", limit)
+            return
+        problem = json_problem(body) if is_json(scope) else None
+        if problem:
+            await send_error(send, 422, "invalid", problem)
+            return
+        await self.app(scope, replay(body, receive), send)
+
+    async def _body(self, scope: Scope, receive: Receive) -> bytes | None:
+        length = declared_length(scope)
+        if length is not None and length > self.max_bytes:
+            return None
+        return await read_body(receive, self.max_bytes)
