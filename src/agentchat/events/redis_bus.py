@@ -12,6 +12,7 @@ from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import ResponseError
 
 from agentchat.events.model import (
+    TERMINAL_EVENTS,
     RunEvent,
     RunFinished,
     UnknownRun,
@@ -25,6 +26,7 @@ from agentchat.events.redis_streams import (
     START,
     StreamId,
     decode_entry,
+    encode_payload,
     format_id,
     parse_id,
     state_key,
@@ -98,11 +100,7 @@ class RedisEventBus:
     ) -> list[RunEvent]:
         check_terminal_last(items)
         chunks = [items[i : i + PUBLISH_CHUNK] for i in range(0, len(items), PUBLISH_CHUNK)]
-        keys = [state_key(self._prefix, run_id), stream_key(self._prefix, run_id)]
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for chunk in chunks:
-                await self._publish_script(keys=keys, args=self._publish_args(chunk), client=pipe)
-            firsts = await self._execute(pipe, run_id)
+        firsts = await self._run_publish(run_id, [self._publish_args(c) for c in chunks])
         return [
             RunEvent(first + i, event, data)
             for first, chunk in zip(firsts, chunks, strict=True)
@@ -217,12 +215,19 @@ class RedisEventBus:
     def _publish_args(self, chunk: list[tuple[str, dict[str, Any]]]) -> list[Any]:
         args: list[Any] = [self._retention_ms, self._live_ttl_ms]
         for event, data in chunk:
-            args += [event, dump_json(data), "1" if RunEvent(0, event, {}).is_terminal else "0"]
+            args += [encode_payload(event, data), "1" if event in TERMINAL_EVENTS else "0"]
         return args
 
-    async def _execute(self, pipe: Any, run_id: str) -> list[int]:
+    async def _run_publish(self, run_id: str, calls: list[list[Any]]) -> list[int]:
+        """One EVALSHA per chunk: a single call directly (one round trip), several pipelined."""
+        keys = [state_key(self._prefix, run_id), stream_key(self._prefix, run_id)]
         try:
-            return [int(first) for first in await pipe.execute()]
+            if len(calls) == 1:
+                return [int(await self._publish_script(keys=keys, args=calls[0]))]
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for args in calls:
+                    await self._publish_script(keys=keys, args=args, client=pipe)
+                return [int(first) for first in await pipe.execute()]
         except ResponseError as exc:
             if "UNKNOWN_RUN" in str(exc):
                 raise UnknownRun(run_id) from exc

@@ -161,5 +161,7 @@ class StreamReader:
 
 
 def _stream_items(reply: Any) -> list[Any]:
-    """XREAD's reply as [(key, entries)] (RESP2, which our clients speak)."""
+    """XREAD's reply as [(key, entries)]: a list under RESP2, {key: [entries]} under RESP3."""
+    if isinstance(reply, dict):
+        return [(key, value[0] if value else []) for key, value in reply.items()]
     return list(reply or [])
