@@ -28,7 +28,13 @@ from agentchat.chat.schemas import (
     StatusFilter,
     VersionPublic,
 )
-from agentchat.chat.views import message_publics, session_publics, version_public
+from agentchat.chat.views import (
+    message_publics,
+    session_detail,
+    session_page,
+    session_publics,
+    version_public,
+)
 from agentchat.core.deps import DbSession
 from agentchat.core.schemas import ERROR_RESPONSES
 
@@ -57,24 +63,13 @@ def list_sessions(
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> SessionPage:
     """Sessions by last activity, newest first; `q` searches titles."""
-    page = sessions.list_sessions(db, status, q, limit, cursor)
-    return SessionPage(
-        items=session_publics(db, page.sessions),
-        next_cursor=page.next_cursor,
-        has_more=page.has_more,
-    )
+    return session_page(db, status, q, limit, cursor)
 
 
 @router.get("/sessions/{session_id}", operation_id="getChatSession")
 def get_session(chat: ChatSessionDep, db: DbSession) -> SessionDetail:
     """The session and the last 50 messages of its active branch, oldest first."""
-    messages = service.active_branch(db, chat.id, limit=DEFAULT_PAGE + 1)
-    has_more = len(messages) > DEFAULT_PAGE
-    return SessionDetail(
-        session=session_publics(db, [chat])[0],
-        messages=message_publics(db, messages[-DEFAULT_PAGE:]),
-        has_more=has_more,
-    )
+    return session_detail(db, chat)
 
 
 @router.get("/sessions/{session_id}/messages", operation_id="listChatMessages")

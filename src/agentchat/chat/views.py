@@ -15,16 +15,40 @@ from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session
 
 from agentchat.chat.schemas import (
+    DEFAULT_PAGE,
     PREVIEW_CHARS,
     LogPublic,
     MessagePublic,
+    SessionDetail,
+    SessionPage,
     SessionPublic,
+    StatusFilter,
     VersionPublic,
 )
-from agentchat.chat.sessions import RunState, run_states
+from agentchat.chat.service import active_branch
+from agentchat.chat.sessions import RunState, list_sessions, run_states
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
 
 Position = tuple[int, int]  # (sibling count, 0-based index by branch_order)
+
+
+def session_page(
+    db: Session, status: StatusFilter, q: str | None, limit: int, cursor: str | None
+) -> SessionPage:
+    """A page of the session list (three statements)."""
+    page = list_sessions(db, status, q, limit, cursor)
+    items = session_publics(db, page.sessions)
+    return SessionPage(items=items, next_cursor=page.next_cursor, has_more=page.has_more)
+
+
+def session_detail(db: Session, chat: ChatSession, limit: int = DEFAULT_PAGE) -> SessionDetail:
+    """The session and the last `limit` messages of its active branch (five statements)."""
+    messages = active_branch(db, chat.id, limit=limit + 1)
+    return SessionDetail(
+        session=session_publics(db, [chat])[0],
+        messages=message_publics(db, messages[-limit:]),
+        has_more=len(messages) > limit,
+    )
 
 
 def session_publics(db: Session, sessions: Sequence[ChatSession]) -> list[SessionPublic]:
