@@ -53,18 +53,18 @@ async def test_every_api_route_refuses_a_request_without_the_token(
 async def test_every_api_route_refuses_a_wrong_token(
     token_app: FastAPI, token_client: httpx.AsyncClient
 ) -> None:
-    wrong = [
-        {"Authorization": f"Bearer {TOKEN}x"},
-        {"Authorization": f"Bearer {TOKEN[:-1]}"},
-        {"Authorization": f"Basic {TOKEN}"},
-        {"Authorization": TOKEN},
-        {"Cookie": f"agentchat_token={TOKEN}"},  # the cookie holds a derived value, not the token
-        {"Authorization": "Bearer ünïcode".encode()},
+    wrong: list[tuple[bytes, bytes]] = [
+        (b"authorization", f"Bearer {TOKEN}x".encode()),
+        (b"authorization", f"Bearer {TOKEN[:-1]}".encode()),
+        (b"authorization", f"Basic {TOKEN}".encode()),
+        (b"authorization", TOKEN.encode()),
+        (b"cookie", f"agentchat_token={TOKEN}".encode()),  # the cookie holds a derived value
+        (b"authorization", "Bearer ünïcode".encode()),
     ]
     for method, path, _ in guarded_requests(token_app):
-        for headers in wrong:
-            response = await token_client.request(method, path, headers=headers)
-            assert response.status_code == 401, (method, path, headers)
+        for pair in wrong:
+            response = await token_client.request(method, path, headers=[pair])
+            assert response.status_code == 401, (method, path, pair)
 
 
 async def test_every_route_accepts_the_token(
