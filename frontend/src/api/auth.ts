@@ -1,9 +1,11 @@
-// The optional bearer token: asked for once after a 401, kept in sessionStorage for the tab.
+// The optional access token. After a 401 the page asks for it once, signs in through
+// POST /api/auth/login (an HttpOnly cookie, so later requests and streams carry it), and also
+// keeps it for this tab in sessionStorage to send as a bearer header.
 import { reactive } from 'vue'
 
 const KEY = 'agentchat.token'
 
-export const authState = reactive({ asking: false, uiReady: false })
+export const authState = reactive({ asking: false, uiReady: false, error: '' })
 let pending: Promise<boolean> | null = null
 let resolvePending: ((ok: boolean) => void) | null = null
 
@@ -28,20 +30,42 @@ export function forgetToken(): void {
   }
 }
 
-/** Resolves true once the person has typed a token (one prompt shared by all callers). */
+/** Resolves true once the person has signed in (one prompt shared by all callers). */
 export function ensureToken(): Promise<boolean> {
   if (!authState.uiReady) return Promise.resolve(false)
   if (!pending) {
     authState.asking = true
+    authState.error = ''
     pending = new Promise<boolean>((resolve) => (resolvePending = resolve))
   }
   return pending
 }
 
-export function provideToken(token: string | null): void {
-  if (token) sessionStorage.setItem(KEY, token.trim())
+function settle(ok: boolean): void {
   authState.asking = false
-  resolvePending?.(Boolean(token))
+  resolvePending?.(ok)
   pending = null
   resolvePending = null
+}
+
+/** Check the token with the server; on success every waiting request is retried. */
+export async function provideToken(token: string | null): Promise<void> {
+  const value = token?.trim()
+  if (!value) return settle(false)
+  const response = await fetch('/api/auth/login', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ token: value }),
+  }).catch(() => null)
+  if (!response?.ok) {
+    const body = await response?.json().catch(() => null)
+    authState.error = body?.error?.message ?? 'Sign-in failed'
+    return
+  }
+  try {
+    sessionStorage.setItem(KEY, value)
+  } catch {
+    /* the cookie is enough */
+  }
+  settle(true)
 }
