@@ -55,5 +55,6 @@ def fresh_database_url(dialect: str, tmp_dir: Path, tag: str | None = None) -> s
 def clear_tables(database: Database) -> None:
     """Empty every table (children first) so the next test starts clean."""
     with database.session() as session:
+        session.execute(text("UPDATE chat_message SET parent_id = NULL"))
         for table in reversed(Base.metadata.sorted_tables):
             session.execute(table.delete())

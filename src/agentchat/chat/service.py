@@ -156,7 +156,6 @@ def active_branch(
     """
     if before is not None:
         return _ancestors_before(db, session_id, before, limit)
-    _allow_deep_recursion(db)
     path = _active_path_cte(session_id)
     window = select(path.c.id, path.c.depth).order_by(path.c.depth.desc())
     if limit is not None:
@@ -183,7 +182,6 @@ def auto_title_if_needed(db: Session, session_id: int) -> str | None:
     chat = get_session(db, session_id)
     if chat.title:
         return chat.title
-    _allow_deep_recursion(db)
     path = _active_path_cte(session_id)
     stmt = (
         select(ChatMessage.content)
@@ -252,7 +250,6 @@ def _ancestors_before(
     if anchor.parent_id is None or limit == 0:
         return []
     min_depth = 0 if limit is None else max(anchor.depth - limit, 0)
-    _allow_deep_recursion(db)
     up = _ancestors_cte(anchor.parent_id, min_depth)
     stmt = select(ChatMessage).join(up, ChatMessage.id == up.c.id).order_by(up.c.depth)
     return list(db.scalars(stmt))
@@ -260,7 +257,6 @@ def _ancestors_before(
 
 def _activate_path(db: Session, message: ChatMessage) -> None:
     """Activate `message` and every inactive ancestor among its siblings (root to message)."""
-    _allow_deep_recursion(db)
     up = _ancestors_cte(message.id, 0)
     rows = db.execute(select(up.c.id, up.c.parent_id).where(up.c.is_active == false()))
     for node_id, parent_id in rows.all():
@@ -272,19 +268,3 @@ def _activate_path(db: Session, message: ChatMessage) -> None:
         )
         db.execute(update(ChatMessage).where(ChatMessage.id == node_id).values(is_active=True))
     db.flush()
-
-
-def _allow_deep_recursion(db: Session) -> None:
-    """Lift the recursion cap of MySQL/MariaDB once per connection.
-
-    MariaDB stops a recursive CTE after `max_recursive_iterations` (1000 on some servers)
-    without an error, which would cut a deep branch short; MySQL fails at
-    `cte_max_recursion_depth` (1000). SQLite and PostgreSQL have no cap.
-    """
-    conn = db.connection()
-    if conn.dialect.name != "mysql" or conn.info.get("deep_cte"):
-        return
-    mariadb = getattr(conn.dialect, "is_mariadb", False)
-    name = "max_recursive_iterations" if mariadb else "cte_max_recursion_depth"
-    conn.exec_driver_sql(f"SET SESSION {name} = 4294967295")
-    conn.info["deep_cte"] = True

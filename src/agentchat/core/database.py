@@ -41,6 +41,16 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
+def _mysql_recursion(dbapi_conn: Any, _record: Any) -> None:
+    """Deep branches: MariaDB stops recursive CTEs at 1,000 levels unless told otherwise."""
+    cur = dbapi_conn.cursor()
+    cur.execute("SELECT VERSION()")
+    mariadb = "mariadb" in str(cur.fetchone()[0]).lower()
+    var = "max_recursive_iterations" if mariadb else "cte_max_recursion_depth"
+    cur.execute(f"SET SESSION {var} = 4294967295")
+    cur.close()
+
+
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine with the per-dialect settings the app relies on."""
     if url.startswith("sqlite"):
@@ -55,6 +65,10 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     if url.startswith("mysql") or url.startswith("mariadb"):
         kwargs.setdefault("pool_recycle", 3600)
         kwargs.setdefault("isolation_level", "READ COMMITTED")
+        kwargs.setdefault("pool_pre_ping", True)
+        engine = create_engine(url, pool_size=20, max_overflow=20, **kwargs)
+        event.listen(engine, "connect", _mysql_recursion)
+        return engine
     kwargs.setdefault("pool_pre_ping", True)
     kwargs.setdefault("pool_size", 20)
     kwargs.setdefault("max_overflow", 20)
