@@ -167,11 +167,6 @@ async def test_a_planted_key_never_leaves_through_models_chat_or_logs(
     await exercise(create_app(settings, database=database), provider_url, caplog)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runs/service.py stores and publishes the bridge's error text as is: a provider "
-    "that echoes the key leaks it into the message, workflow_error and the export",
-)
 async def test_a_key_echoed_by_the_provider_does_not_leak_through_a_failed_run(
     tmp_path: Path,
     database: Database,

@@ -25,6 +25,7 @@ from agentchat.chat import service as tree
 from agentchat.chat.sessions import ensure_no_active_run, get_session
 from agentchat.core.database import Database
 from agentchat.core.errors import BadGateway, Conflict
+from agentchat.core.redact import redact, redact_value
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.models.service import ResolvedModel, resolve_model
@@ -64,6 +65,11 @@ class ActiveRun:
     @property
     def run_id(self) -> str:
         return self.plan.run_id
+
+    @property
+    def secret(self) -> str:
+        """The model's API key: scrubbed from anything the run publishes or stores."""
+        return str(self.request.get("model", {}).get("apiKey") or "")
 
 
 def new_hermes_session() -> str:
@@ -235,6 +241,8 @@ class RunService:
         self, run: ActiveRun, kind: str, content: str, tool_name: str | None, meta: Any
     ) -> None:
         run.events_seen += 1
+        if run.secret:
+            content, meta = redact(content, run.secret), redact_value(meta, run.secret)
         if kind == "context_compacted":
             await self._on_compacted(run, content)
             return
@@ -305,6 +313,15 @@ class RunService:
 
     async def _finish(self, run: ActiveRun, outcome: store.RunOutcome) -> None:
         plan = run.plan
+        if run.secret:
+            outcome = store.RunOutcome(
+                outcome.status,
+                redact(outcome.text, run.secret),
+                redact(outcome.error, run.secret) if outcome.error else None,
+                outcome.usage,
+                redact_value(outcome.messages, run.secret),
+                outcome.compacted,
+            )
         try:
             await self.log_writer.flush()
             await self._in_thread(
