@@ -14,6 +14,7 @@ from agentchat.core.settings import Settings, get_settings
 from agentchat.models.router import router as models_router
 from agentchat.runs.router import router as runs_router
 from agentchat.skills.router import router as skills_router
+from agentchat.web import STATIC_DIR, mount_frontend
 
 
 def create_app(settings: Settings | None = None, database: Database | None = None) -> FastAPI:
@@ -28,4 +29,5 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app.include_router(runs_router)
     app.include_router(models_router)
     app.include_router(skills_router)
+    mount_frontend(app, STATIC_DIR)
     return app
