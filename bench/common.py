@@ -1,0 +1,451 @@
+"""Shared pieces of the benchmarks: statistics, machine conditions, result files, and the stack
+(timed scripted model, bridge, API, fake bridge) started as separate processes.
+
+Result files (`bench/results/<name>.json`) written with `write_result` look like
+`{"name", "conditions": {...}, "figures": [Figure], ...extra}`; a Figure is
+`{"key", "label", "value", "unit", "target": {"op", "value"} | null, "baseline": {"label",
+"value"} | null, "conditions": {...}, "reference": str | null, "note": str | null}`.
+`bench/report.py` turns every such file into the table of `latest.md`; a bench script written
+by someone else may use the same shape to get its figures into the table.
+
+Times across processes are compared with `time.monotonic_ns()` (CLOCK_MONOTONIC is one clock
+for the whole machine on Linux).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS_DIR = ROOT / "bench" / "results"
+BENCH_TAG = "bench"
+REDIS_URL = os.environ.get("AGENTCHAT_BENCH_REDIS", "redis://127.0.0.1:6379/0")
+REDIS_PREFIX = f"agentchat-{BENCH_TAG}:"
+START_TIMEOUT_S = 120.0
+
+# ---- statistics (pure) ---------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100) with linear interpolation between closest ranks."""
+    if not values:
+        raise ValueError("percentile of no values")
+    if not 0 <= q <= 100:
+        raise ValueError(f"percentile {q} is outside 0..100")
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * q / 100
+    low, high = math.floor(rank), math.ceil(rank)
+    if low == high:
+        return float(ordered[low])
+    return float(ordered[low] + (ordered[high] - ordered[low]) * (rank - low))
+
+
+def summarize(values: list[float]) -> dict[str, float]:
+    """n, mean, p50, p99 and max of a sample (empty → n 0 and NaNs)."""
+    if not values:
+        nan = float("nan")
+        return {"n": 0, "mean": nan, "p50": nan, "p99": nan, "max": nan}
+    return {
+        "n": len(values),
+        "mean": sum(values) / len(values),
+        "p50": percentile(values, 50),
+        "p99": percentile(values, 99),
+        "max": max(values),
+    }
+
+
+def lost_and_duplicated(seen: list[int], expected: int) -> tuple[int, int]:
+    """How many of 1..expected never arrived, and how many arrivals were repeats."""
+    unique = set(seen)
+    lost = sum(1 for n in range(1, expected + 1) if n not in unique)
+    return lost, len(seen) - len(unique)
+
+
+# ---- figures and result files ----------------------------------------------------------------
+
+
+def figure(
+    key: str,
+    label: str,
+    value: float | int | None,
+    unit: str = "",
+    *,
+    target: tuple[str, float] | None = None,
+    baseline: tuple[str, float] | None = None,
+    conditions: dict[str, Any] | None = None,
+    reference: str | None = None,
+    note: str | None = None,
+) -> dict[str, Any]:
+    """One row of the results table; target is (op, value) with op one of >=, <=, ==."""
+    return {
+        "key": key,
+        "label": label,
+        "value": value,
+        "unit": unit,
+        "target": {"op": target[0], "value": target[1]} if target else None,
+        "baseline": {"label": baseline[0], "value": baseline[1]} if baseline else None,
+        "conditions": conditions or {},
+        "reference": reference,
+        "note": note,
+    }
+
+
+def machine() -> dict[str, Any]:
+    """The conditions every figure is read against."""
+    return {
+        "cores": os.cpu_count(),
+        "load_1m": round(os.getloadavg()[0], 2),
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+        "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+    }
+
+
+def is_quick(argv: list[str] | None = None) -> bool:
+    return "--quick" in (sys.argv[1:] if argv is None else argv)
+
+
+def write_result(name: str, figures: list[dict[str, Any]], **extra: Any) -> Path:
+    path = RESULTS_DIR / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = {"name": name, "conditions": machine(), "figures": figures, **extra}
+    path.write_text(json.dumps(body, indent=2, default=str) + "\n")
+    for item in figures:
+        value = item["value"]
+        shown = f"{value:,.3f}" if isinstance(value, float) else str(value)
+        print(f"  {item['label']}: {shown} {item['unit']}", flush=True)
+    return path
+
+
+def raise_fd_limit() -> int:
+    """Lift the soft open-files limit to the hard one (children inherit it)."""
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard
+
+
+def rss_bytes(pid: int) -> int:
+    import psutil
+
+    return int(psutil.Process(pid).memory_info().rss)
+
+
+# ---- processes ------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    from agentchat.core.local_stack import free_port as pick
+
+    return int(pick())
+
+
+@dataclass
+class Process:
+    """A server we started: its URL, its Popen and where its output goes."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    secret: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+def spawn(command: list[str], log_path: Path, env: dict[str, str] | None = None) -> Any:
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": _pythonpath(), **(env or {})}
+    with log_path.open("ab") as out:
+        return subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, env=full_env, cwd=ROOT
+        )
+
+
+def _pythonpath() -> str:
+    parts = [str(ROOT), str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]
+    return os.pathsep.join(p for p in parts if p)
+
+
+def wait_http(url: str, process: subprocess.Popen[bytes], timeout: float = START_TIMEOUT_S) -> None:
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{url}: the process exited with {process.returncode}")
+        try:
+            if httpx.get(url, timeout=1).status_code < 500:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.05)
+    raise RuntimeError(f"{url} did not answer within {timeout} s")
+
+
+def start_timed_model(tmp: Path) -> Process:
+    """The scripted model in its own process, recording when each `tN` token leaves."""
+    port = free_port()
+    command = [sys.executable, str(ROOT / "bench" / "timed_model.py"), str(port)]
+    process = spawn(command, tmp / f"model-{port}.out")
+    url = f"http://127.0.0.1:{port}"
+    wait_http(f"{url}/v1/models", process)
+    return Process(f"{url}/v1", process, tmp / f"model-{port}.out")
+
+
+def start_fake_bridge(tmp: Path) -> Process:
+    port = free_port()
+    command = [sys.executable, str(ROOT / "bench" / "fake_bridge.py"), str(port)]
+    process = spawn(command, tmp / f"fake-bridge-{port}.out")
+    url = f"http://127.0.0.1:{port}"
+    wait_http(f"{url}/health", process)
+    return Process(url, process, tmp / f"fake-bridge-{port}.out")
+
+
+def start_bridge(tmp: Path, **env: str) -> Process:
+    """`agentchat bridge` with a secret and its own HERMES_HOME (tests.support.servers)."""
+    from tests.support.servers import start_bridge as start
+
+    bridge = start(tmp, **env)
+    return Process(bridge.url, bridge.process, bridge.log_path, bridge.secret)
+
+
+def database_url(dialect: str, tmp: Path) -> str:
+    """A fresh, migrated bench schema (PostgreSQL schema / MariaDB database `ac_bench`)."""
+    from tests.support.databases import fresh_database_url
+
+    return str(fresh_database_url(dialect, tmp, tag=BENCH_TAG))
+
+
+def start_api(
+    tmp: Path,
+    bridge: Process,
+    *,
+    db_url: str | None = None,
+    redis_url: str | None = None,
+    max_active_runs: int = 200,
+) -> Process:
+    """The API (`bench/serve_api.py`, uvicorn, one process) on a fresh SQLite database."""
+    port = free_port()
+    data = tmp / f"api-{port}"
+    env = {
+        "AGENTCHAT_DATA_DIR": str(data),
+        "AGENTCHAT_DATABASE_URL": db_url or f"sqlite:///{data / 'bench.db'}",
+        "AGENTCHAT_BRIDGE_URL": bridge.url,
+        "AGENTCHAT_BRIDGE_SECRET": bridge.secret or "fake",
+        "AGENTCHAT_START_BRIDGE": "false",
+        "AGENTCHAT_START_SCRIPTED_LLM": "false",
+        "AGENTCHAT_MAX_ACTIVE_RUNS": str(max_active_runs),
+        "AGENTCHAT_RUN_RATE_PER_MINUTE": "0",
+        "AGENTCHAT_BENCH_REDIS_PREFIX": REDIS_PREFIX,
+    }
+    if redis_url:
+        env["AGENTCHAT_REDIS_URL"] = redis_url
+    else:
+        env["AGENTCHAT_REDIS_URL"] = ""
+    if not db_url:
+        from agentchat.migrations import upgrade
+
+        data.mkdir(parents=True, exist_ok=True)
+        upgrade(env["AGENTCHAT_DATABASE_URL"])
+    command = [sys.executable, str(ROOT / "bench" / "serve_api.py"), str(port)]
+    process = spawn(command, tmp / f"api-{port}.out", env)
+    url = f"http://127.0.0.1:{port}"
+    wait_http(f"{url}/api/health", process)
+    return Process(
+        url, process, tmp / f"api-{port}.out", extra={"db_url": env["AGENTCHAT_DATABASE_URL"]}
+    )
+
+
+def register_model(api_url: str, model_url: str) -> int:
+    import httpx
+
+    body = {"name": "scripted", "baseUrl": model_url, "modelName": "scripted", "isDefault": True}
+    response = httpx.post(f"{api_url}/api/models", json=body, timeout=30)
+    response.raise_for_status()
+    return int(response.json()["id"])
+
+
+@contextmanager
+def stopping(*processes: Process) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        for process in reversed(processes):
+            process.stop()
+
+
+def fetch_sends(model: Process, tag: str) -> dict[int, int]:
+    """{token index: monotonic ns when the timed model sent it} for the run tagged `tag`."""
+    import httpx
+
+    base = model.url.removesuffix("/v1")
+    response = httpx.get(f"{base}/bench/sends/{tag}", timeout=30)
+    response.raise_for_status()
+    return {int(k): int(v) for k, v in response.json().items()}
+
+
+def tagged(tag: str, script: str) -> str:
+    """A user message: the tag on a plain line (the model ignores it) and the directives."""
+    return f"benchtag-{tag}\n{script}"
+
+
+# ---- an SSE reader that notes when each event arrives ---------------------------------------
+
+
+@dataclass
+class Arrival:
+    id: int
+    event: str
+    data: dict[str, Any]
+    at_ns: int
+
+
+async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[Arrival]:
+    """Parse SSE lines; each event carries the monotonic time its blank line was read."""
+    current: dict[str, str] = {}
+    async for line in lines:
+        if line == "":
+            if "data" in current:
+                raw_id = current.get("id", "0").rsplit(":", 1)[-1]
+                yield Arrival(
+                    int(raw_id or 0),
+                    current.get("event", "message"),
+                    json.loads(current["data"]),
+                    time.monotonic_ns(),
+                )
+            current = {}
+        elif not line.startswith(":"):
+            name, _, value = line.partition(":")
+            current[name] = value[1:] if value.startswith(" ") else value
+
+
+TERMINAL = frozenset({"workflow_complete", "workflow_error"})
+
+
+def token_index(content: str) -> int | None:
+    """`t12` or ` t12` (a `#tokens` piece) → 12."""
+    text = content.strip()
+    if text.startswith("t") and text[1:].isdigit():
+        return int(text[1:])
+    return None
+
+
+async def wait_for(condition: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"gave up waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+# ---- the API as a client sees it ------------------------------------------------------------
+
+
+async def new_session(http: Any) -> int:
+    response = await http.post("/api/chat/sessions", json={})
+    response.raise_for_status()
+    return int(response.json()["sessionId"])
+
+
+async def start_run(http: Any, session_id: int, message: str) -> str:
+    response = await http.post(f"/api/chat/sessions/{session_id}/runs", json={"message": message})
+    if response.status_code != 201:
+        raise RuntimeError(f"POST /runs answered {response.status_code}: {response.text}")
+    return str(response.json()["runId"])
+
+
+async def read_run(http: Any, run_id: str, last: int | None = None) -> list[Arrival]:
+    """Every event of the run (after `last`) until the terminal one."""
+    headers = {"Last-Event-ID": str(last)} if last is not None else {}
+    arrivals: list[Arrival] = []
+    async with http.stream("GET", f"/api/chat/runs/{run_id}/stream", headers=headers) as resp:
+        resp.raise_for_status()
+        async for arrival in sse_events(resp.aiter_lines()):
+            arrivals.append(arrival)
+            if arrival.event in TERMINAL:
+                break
+    return arrivals
+
+
+def token_arrivals(arrivals: list[Arrival]) -> dict[int, int]:
+    """{token index: arrival ns} of the run's answer deltas."""
+    marks: dict[int, int] = {}
+    for item in arrivals:
+        if item.event == "node_stream" and item.data.get("kind") == "answer_delta":
+            index = token_index(str(item.data.get("content", "")))
+            if index is not None:
+                marks.setdefault(index, item.at_ns)
+    return marks
+
+
+def rate_and_latency(arrived: dict[int, int], sent: dict[int, int]) -> dict[str, float]:
+    """Events/s between the first and the last token, and send → arrival latency in ms."""
+    times = sorted(arrived.values())
+    span = (times[-1] - times[0]) / 1e9 if len(times) > 1 else float("nan")
+    latencies = [(arrived[i] - sent[i]) / 1e6 for i in arrived if i in sent]
+    stats = summarize(latencies)
+    return {
+        "events": len(arrived),
+        "events_per_s": (len(times) - 1) / span if span and span > 0 else float("nan"),
+        "latency_p50_ms": stats["p50"],
+        "latency_p99_ms": stats["p99"],
+        "matched": stats["n"],
+    }
+
+
+def median(values: list[float]) -> float:
+    return percentile(values, 50)
+
+
+def clear_redis_prefix(url: str = REDIS_URL, prefix: str = REDIS_PREFIX) -> int:
+    """Delete the bench's Redis keys; returns how many."""
+    from redis import Redis
+
+    client = Redis.from_url(url)
+    try:
+        keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+        if keys:
+            client.delete(*keys)
+        return len(keys)
+    finally:
+        client.close()
+
+
+def bridge_request(model_url: str, message: str, session: str, run_id: str) -> dict[str, Any]:
+    return {
+        "runId": run_id,
+        "sessionId": session,
+        "userMessage": message,
+        "history": [],
+        "model": {
+            "baseUrl": model_url,
+            "apiKey": "",
+            "modelName": "scripted",
+            "provider": "openai",
+        },
+        "maxIterations": 5,
+    }
