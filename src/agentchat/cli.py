@@ -49,12 +49,15 @@ def serve(
     insecure_public: Annotated[
         bool, typer.Option("--insecure-public", help="Allow a non-loopback bind without a token")
     ] = False,
+    workers: Annotated[
+        int, typer.Option(min=1, help="API processes; over 1 needs PostgreSQL/MySQL and Redis")
+    ] = 1,
 ) -> None:
     """Serve the API and the page."""
     import uvicorn
 
     from agentchat.app import create_app
-    from agentchat.core.security import UnsafeBind, check_bind
+    from agentchat.core.security import UnsafeBind, bind_note, check_bind
     from agentchat.core.settings import Settings
 
     settings = _settings(
@@ -72,8 +75,47 @@ def serve(
     except UnsafeBind as exc:
         typer.echo(f"agentchat serve: {exc}", err=True)
         raise typer.Exit(2) from exc
+    if note := bind_note(host, settings):
+        typer.echo(f"agentchat serve: {note}", err=True)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    if workers > 1:
+        _serve_workers(settings, host, port, workers)
+        return
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+def _serve_workers(settings: object, host: str, port: int, workers: int) -> None:
+    """N uvicorn workers built by the app factory; the local bridge and the scripted model
+    start once, here, and the workers are told where they are."""
+    import uvicorn
+
+    from agentchat.core.database import Database
+    from agentchat.core.lifecycle import prepare_data
+    from agentchat.core.local_stack import LocalStack, several_workers_problem, worker_env
+    from agentchat.core.settings import Settings
+
+    assert isinstance(settings, Settings)
+    problem = several_workers_problem(settings)
+    if problem:
+        typer.echo(f"agentchat serve: {problem}", err=True)
+        raise typer.Exit(2)
+    stack = LocalStack(settings)
+    stack.start()
+    try:
+        database = Database(settings.resolved_database_url)
+        prepare_data(settings, database, stack.scripted_url)  # once, before workers race
+        database.dispose()
+        os.environ.update(worker_env(stack))
+        uvicorn.run(
+            "agentchat.app:create_app",
+            factory=True,
+            workers=workers,
+            host=host,
+            port=port,
+            log_level="info",
+        )
+    finally:
+        stack.stop()
 
 
 @app.command("scripted-llm")

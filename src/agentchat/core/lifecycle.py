@@ -1,5 +1,9 @@
 """Start-up and shut-down of the API's shared services: the local stack, the default model,
-the sample skills, the event bus, the run service."""
+the sample skills, the event bus, the run service.
+
+With a Redis URL several API processes share the runs: each refreshes the owner keys of the
+runs it drives (heartbeat) and sweeps RUNNING answers whose owner is gone, at start-up and every
+few seconds. Without one there is one process, and start-up fails every RUNNING answer."""
 
 from __future__ import annotations
 
@@ -13,23 +17,46 @@ from fastapi import FastAPI
 from agentchat.core.database import Database
 from agentchat.core.local_stack import LocalStack
 from agentchat.core.settings import Settings
+from agentchat.events.bus import EventBus
 from agentchat.events.factory import make_bus
 from agentchat.models.service import ensure_default_model, update_builtin_base_url
 from agentchat.runs.bridges import BridgeRouter
 from agentchat.runs.log_writer import LogWriter
+from agentchat.runs.owners import HEARTBEAT_S, RunOwners
+from agentchat.runs.periodic import Periodic
 from agentchat.runs.service import RunService
 from agentchat.skills.service import install_samples
 
 log = logging.getLogger(__name__)
+SWEEP_S = 3.0
 
 
-def _prepare_data(settings: Settings, database: Database, scripted_url: str | None) -> None:
+def prepare_data(settings: Settings, database: Database, scripted_url: str | None) -> None:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     install_samples(settings.resolved_skills_dir)
     with database.session() as session:
         ensure_default_model(session, settings, scripted_url)
         if scripted_url:
             update_builtin_base_url(session, scripted_url)
+
+
+def _bridges(settings: Settings, stack: LocalStack) -> BridgeRouter:
+    urls = settings.bridge_urls or ([stack.bridge_url] if stack.bridge_url else [])
+    secret = settings.bridge_secret.get_secret_value() if settings.bridge_secret else None
+    return BridgeRouter(urls or ["http://127.0.0.1:9"], secret or stack.bridge_secret)
+
+
+def _bus(settings: Settings) -> EventBus:
+    if settings.redis_url:
+        return make_bus(settings.redis_url, prefix=settings.redis_prefix)
+    return make_bus(None)
+
+
+def _loops(runs: RunService, owners: RunOwners) -> list[Periodic]:
+    """The owner heartbeat and the orphan sweeper (at once, then every few seconds)."""
+    beat = Periodic(owners.heartbeat, HEARTBEAT_S, "run-owner-heartbeat")
+    sweep = Periodic(runs.sweep_orphans, SWEEP_S, "run-orphan-sweeper", at_once=True)
+    return [beat, sweep]
 
 
 @asynccontextmanager
@@ -39,19 +66,28 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     stack = LocalStack(settings)
     await anyio.to_thread.run_sync(stack.start)
     try:
-        await anyio.to_thread.run_sync(_prepare_data, settings, database, stack.scripted_url)
-        urls = settings.bridge_urls or ([stack.bridge_url] if stack.bridge_url else [])
-        secret = settings.bridge_secret.get_secret_value() if settings.bridge_secret else None
-        bridges = BridgeRouter(urls or ["http://127.0.0.1:9"], secret or stack.bridge_secret)
-        bus = make_bus(settings.redis_url)
-        runs = RunService(database, bus, bridges, LogWriter(database), settings)
-        failed = await runs.recover() if not settings.redis_url else []
+        await anyio.to_thread.run_sync(prepare_data, settings, database, stack.scripted_url)
+        bridges, bus = _bridges(settings, stack), _bus(settings)
+        owners = (
+            RunOwners.from_url(settings.redis_url, settings.redis_prefix)
+            if settings.redis_url
+            else None
+        )
+        runs = RunService(database, bus, bridges, LogWriter(database), settings, owners)
+        loops = _loops(runs, owners) if owners is not None else []
+        failed = await runs.recover() if owners is None else []
         if failed:
             log.warning("marked %d interrupted answers as failed", len(failed))
+        for loop in loops:
+            loop.start()
         app.state.runs = runs
         app.state.local_stack = stack
         yield
+        for loop in loops:  # owner keys outlive the heartbeat by their TTL: enough to finish
+            await loop.close()
         await runs.shutdown()
+        if owners is not None:
+            await owners.aclose()
         await bus.close()
         await bridges.aclose()
     finally:

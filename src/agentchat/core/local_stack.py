@@ -36,7 +36,9 @@ class LocalStack:
     _stops: list[Callable[[], None]] = field(default_factory=list)
 
     def start(self) -> None:
-        if self.settings.start_scripted_llm:
+        if self.settings.scripted_llm_url:  # started once by `serve --workers` for all workers
+            self.scripted_url = self.settings.scripted_llm_url
+        elif self.settings.start_scripted_llm:
             from agentchat.scripted_llm.server import serve_in_thread
 
             self.scripted_url, stop = serve_in_thread()
@@ -75,6 +77,26 @@ class LocalStack:
         for stop in reversed(self._stops):
             stop()
         self._stops.clear()
+
+
+def several_workers_problem(settings: Settings) -> str | None:
+    """Why this configuration cannot run several API processes, or None when it can."""
+    if settings.resolved_database_url.startswith("sqlite"):
+        return "--workers > 1 needs PostgreSQL or MySQL (--database-url); SQLite is one process"
+    if not settings.redis_url:
+        return "--workers > 1 needs Redis (--redis-url) to share run events between processes"
+    return None
+
+
+def worker_env(stack: LocalStack) -> dict[str, str]:
+    """What API workers need to use the stack their parent started instead of their own."""
+    env = {"AGENTCHAT_START_BRIDGE": "false", "AGENTCHAT_START_SCRIPTED_LLM": "false"}
+    if stack.bridge_url and stack.bridge_secret:
+        env["AGENTCHAT_BRIDGE_URL"] = stack.bridge_url
+        env["AGENTCHAT_BRIDGE_SECRET"] = stack.bridge_secret
+    if stack.scripted_url:
+        env["AGENTCHAT_SCRIPTED_LLM_URL"] = stack.scripted_url
+    return env
 
 
 def wait_for_health(

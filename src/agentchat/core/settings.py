@@ -17,6 +17,9 @@ class Settings(BaseSettings):
     data_dir: Path = Path("./data")
     database_url: str | None = None
     redis_url: str | None = None
+    redis_prefix: str = Field(
+        default="agentchat:", description="Prefix of every Redis key (one per deployment)"
+    )
     bridge_url: str | None = Field(
         default=None, description="Comma-separated bridge URLs; unset starts a local bridge"
     )
@@ -33,6 +36,9 @@ class Settings(BaseSettings):
     max_body_bytes: int = 1024 * 1024
     run_rate_per_minute: int = Field(default=30, ge=0, description="0 turns the limit off")
     scripted_llm_port: int | None = None
+    scripted_llm_url: str | None = Field(
+        default=None, description="A scripted model already running (set by `serve --workers`)"
+    )
     start_bridge: bool = True
     start_scripted_llm: bool = True
 

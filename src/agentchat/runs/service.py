@@ -13,7 +13,7 @@ import contextlib
 import json
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -28,10 +28,12 @@ from agentchat.core.errors import BadGateway, Conflict
 from agentchat.core.redact import redact, redact_value
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
+from agentchat.events.model import TERMINAL_EVENTS, RunFinished, StreamInterrupted, UnknownRun
 from agentchat.models.service import ResolvedModel, resolve_model
 from agentchat.runs import store
 from agentchat.runs.bridges import BridgeRouter
 from agentchat.runs.log_writer import LogWriter
+from agentchat.runs.owners import RunOwners
 from agentchat.runs.schemas import (
     PendingClarify,
     Regenerated,
@@ -91,12 +93,14 @@ class RunService:
         bridges: BridgeRouter,
         log_writer: LogWriter,
         settings: Settings,
+        owners: RunOwners | None = None,
     ) -> None:
         self.database = database
         self.bus = bus
         self.bridges = bridges
         self.log_writer = log_writer
         self.settings = settings
+        self.owners = owners
         self.skills = SkillRegistry(settings.resolved_skills_dir)
         self._active: dict[str, ActiveRun] = {}
         self._start_lock = asyncio.Lock()
@@ -104,8 +108,9 @@ class RunService:
     # ---- starting -----------------------------------------------------------------------
 
     async def start(self, session_id: int, body: RunStart) -> RunStarted:
-        async with self._start_lock:
-            run = await self._in_thread(lambda db: self._create(db, session_id, body, None))
+        run_id = await self._claim()
+        async with self._start_lock, self._unclaim_on_error(run_id):
+            run = await self._in_thread(lambda db: self._create(db, session_id, body, None, run_id))
         await self._launch(run)
         plan = run.plan
         return RunStarted(
@@ -113,13 +118,41 @@ class RunService:
         )
 
     async def regenerate(self, message_id: int) -> Regenerated:
-        async with self._start_lock:
-            run = await self._in_thread(lambda db: self._create_regenerate(db, message_id))
+        run_id = await self._claim()
+        async with self._start_lock, self._unclaim_on_error(run_id):
+            run = await self._in_thread(lambda db: self._create_regenerate(db, message_id, run_id))
         await self._launch(run)
         return Regenerated(run_id=run.run_id, new_message_id=run.plan.message_id)
 
+    async def _claim(self) -> str:
+        """A new run id, owned by this process before its RUNNING row exists."""
+        run_id = uuid.uuid4().hex
+        if self.owners is not None:
+            await self.owners.claim(run_id)
+        return run_id
+
+    @contextlib.asynccontextmanager
+    async def _unclaim_on_error(self, run_id: str) -> AsyncIterator[None]:
+        try:
+            yield
+        except BaseException:
+            await self._release(run_id)
+            raise
+
+    async def _release(self, run_id: str) -> None:
+        if self.owners is not None:
+            try:
+                await self.owners.release(run_id)
+            except Exception:  # the key expires on its own
+                log.warning("could not release the owner key of run %s", run_id)
+
     def _create(
-        self, db: Session, session_id: int, body: RunStart, assistant_sibling_of: int | None
+        self,
+        db: Session,
+        session_id: int,
+        body: RunStart,
+        assistant_sibling_of: int | None,
+        run_id: str,
     ) -> ActiveRun:
         chat = get_session(db, session_id, lock=True)
         if chat.status != "ACTIVE":
@@ -135,7 +168,6 @@ class RunService:
             chat.skill_folder = body.skill_folder or None
         if not chat.hermes_session:
             chat.hermes_session = new_hermes_session()
-        run_id = uuid.uuid4().hex
         if assistant_sibling_of is None:
             user = store.user_message_for(
                 db, session_id, body.message, body.parent_message_id, fields
@@ -162,7 +194,7 @@ class RunService:
         request = self._bridge_request(plan, model, prompt, body.max_iterations)
         return ActiveRun(plan=plan, request=request)
 
-    def _create_regenerate(self, db: Session, message_id: int) -> ActiveRun:
+    def _create_regenerate(self, db: Session, message_id: int, run_id: str) -> ActiveRun:
         original = tree.get_message(db, message_id)
         if original.role != "ASSISTANT" or original.parent_id is None:
             raise Conflict(f"message {message_id} is not an answer; only answers regenerate")
@@ -172,7 +204,7 @@ class RunService:
         if parent.role != "USER":
             raise Conflict(f"message {message_id} does not answer a user message")
         body = RunStart(model_id=original.model_id, skill_folder=original.skill_folder)
-        return self._create(db, original.session_id, body, assistant_sibling_of=message_id)
+        return self._create(db, original.session_id, body, message_id, run_id)
 
     def _bridge_request(
         self,
@@ -201,7 +233,12 @@ class RunService:
     async def _launch(self, run: ActiveRun) -> None:
         plan = run.plan
         meta = {"sessionId": plan.session_id, "messageId": plan.message_id}
-        await self.bus.register(plan.run_id, meta)
+        try:
+            await self.bus.register(plan.run_id, meta)
+        except BaseException:  # nothing will drive it: end it now rather than never
+            await self._in_thread(lambda db: store.fail_stale_runs(db, [plan.run_id]))
+            await self._release(plan.run_id)
+            raise
         self._active[plan.run_id] = run
         run.task = asyncio.create_task(self._drive(run), name=f"run-{plan.run_id}")
 
@@ -224,16 +261,21 @@ class RunService:
         await self._finish(run, outcome)
 
     async def _call_bridges(self, run: ActiveRun) -> BridgeResult:
-        """Run on the session's bridge; move to the next one when it cannot be reached."""
+        """Run on the session's bridge; move to the next one when it cannot be reached (and
+        remember it as down for a few seconds, so the next turns do not wait on it)."""
         error: BridgeUnavailable | None = None
         for client in self.bridges.candidates(run.plan.hermes_session):
             run.client = client
             try:
-                return await client.run(run.request, lambda *a: self._on_event(run, *a))
+                result = await client.run(run.request, lambda *a: self._on_event(run, *a))
             except BridgeUnavailable as exc:
                 if run.events_seen or run.stop_requested or exc.status_code is not None:
                     raise
+                self.bridges.mark_down(client.base_url)
                 error = exc
+                continue
+            self.bridges.mark_up(client.base_url)
+            return result
         assert error is not None
         raise error
 
@@ -333,7 +375,10 @@ class RunService:
             log.exception("could not save the end of run %s", plan.run_id)
         finally:
             self._active.pop(plan.run_id, None)
-            await self._publish_end(run, outcome)
+            try:
+                await self._publish_end(run, outcome)
+            finally:
+                await self._release(plan.run_id)
 
     async def _publish_end(self, run: ActiveRun, outcome: store.RunOutcome) -> None:
         plan = run.plan
@@ -364,6 +409,7 @@ class RunService:
             if message.status != "RUNNING":
                 raise Conflict(f"run {run_id} has already ended", code="run_finished")
             await self._abort_elsewhere(run_id, message.session_id)
+            await self._wait_for_end(run_id, STOP_GRACE_S)
             return await self.state(run_id)
         run.stop_requested = True
         if run.client is not None:
@@ -386,6 +432,18 @@ class RunService:
             with contextlib.suppress(BridgeUnavailable):
                 await client.abort(run_id)
 
+    async def _wait_for_end(self, run_id: str, timeout: float) -> None:
+        """Follow the run on the bus until its terminal event (published by whichever process
+        drives it), at most `timeout` seconds; a run whose process died is swept at once."""
+        if await self.sweep_orphans([run_id]):
+            return
+        with contextlib.suppress(TimeoutError, UnknownRun, StreamInterrupted):
+            async with asyncio.timeout(timeout):
+                async for event in self.bus.subscribe(run_id):
+                    if event.event in TERMINAL_EVENTS:
+                        return
+        await self.sweep_orphans([run_id])
+
     async def resume(self, run_id: str, clarify_id: str, answer: str) -> RunState:
         def check(db: Session) -> str:
             message = store.message_for_run(db, run_id)
@@ -407,15 +465,19 @@ class RunService:
     async def _send_clarify(
         self, clients: list[BridgeClient], run_id: str, clarify_id: str, answer: str
     ) -> None:
+        """The first bridge that knows the run takes the answer (the run may have moved to
+        another worker than the session's preferred one)."""
         last: BridgeUnavailable | None = None
         for client in clients:
             try:
                 await client.clarify(run_id, clarify_id, answer)
                 return
             except BridgeUnavailable as exc:
-                if exc.status_code in (404, 409):
+                if exc.status_code == 409:
                     raise Conflict(f"run {run_id} no longer waits for {clarify_id!r}") from exc
                 last = exc
+        if last is not None and last.status_code == 404:
+            raise Conflict(f"run {run_id} no longer waits for {clarify_id!r}") from last
         raise BadGateway(f"The agent service did not take the answer: {last}")
 
     # ---- reading ------------------------------------------------------------------------
@@ -533,8 +595,39 @@ class RunService:
     # ---- lifecycle ----------------------------------------------------------------------
 
     async def recover(self) -> list[str]:
-        """Answers left RUNNING by a crash become FAILED with a clear error."""
+        """Answers left RUNNING by a crash become FAILED with a clear error (one process: at
+        start-up every RUNNING answer is an orphan)."""
         return await self._in_thread(lambda db: store.fail_stale_runs(db))
+
+    async def sweep_orphans(self, only: list[str] | None = None) -> list[str]:
+        """Several processes: RUNNING answers whose owner key is gone (their process died)
+        become FAILED, and their streams end with a `workflow_error`."""
+        if self.owners is None:
+            return []
+        running = await self._in_thread(store.running_runs)
+        suspects = [r for r in running if r not in self._active and (only is None or r in only)]
+        if not suspects:
+            return []
+        alive = await self.owners.alive(suspects)
+        orphans = [r for r in suspects if r not in alive]
+        if not orphans:
+            return []
+        failed = await self._in_thread(lambda db: store.fail_stale_runs(db, orphans))
+        for run_id in failed:
+            await self._end_orphan(run_id, running[run_id])
+        if failed:
+            log.warning("ended %d answers whose process stopped: %s", len(failed), failed)
+        return failed
+
+    async def _end_orphan(self, run_id: str, message_id: int) -> None:
+        data = {
+            "runId": run_id,
+            "messageId": message_id,
+            "message": store.STALE_ERROR,
+            "stopped": False,
+        }
+        with contextlib.suppress(UnknownRun, RunFinished):
+            await self.bus.publish(run_id, "workflow_error", data)
 
     async def shutdown(self) -> None:
         tasks = [r.task for r in self._active.values() if r.task is not None]

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
 from agentchat.chat import service as tree
@@ -18,6 +18,8 @@ from agentchat.runs.history import history_for
 from agentchat.runs.tables import WorkflowPause
 
 STALE_ERROR = "The server stopped while this answer was being written; regenerate to try again."
+# PostgreSQL advisory lock id ("agch") that serialises run starts across API processes.
+START_LOCK_ID = 0x61676368
 
 
 @dataclass(frozen=True)
@@ -45,10 +47,26 @@ def ensure_can_start(db: Session, session_id: int, max_active: int) -> None:
             code="run_active",
             runId=run_id,
         )
+    lock_run_starts(db)
     if count_running(db) >= max_active:
         raise TooManyRuns(
             f"{max_active} answers are already running on this server; wait for one to finish"
         )
+
+
+def lock_run_starts(db: Session) -> None:
+    """Hold the start gate until this transaction ends, so that counting the running answers
+    and inserting a new one is atomic across API processes (the global cap).
+
+    PostgreSQL: a transaction-level advisory lock. MySQL/MariaDB: a row lock on the one row of
+    `alembic_version`, which every migrated database has. SQLite means one process, where the
+    run service's asyncio lock already serialises starts.
+    """
+    dialect = db.get_bind().dialect.name
+    if dialect == "postgresql":
+        db.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": START_LOCK_ID})
+    elif dialect in ("mysql", "mariadb"):
+        db.execute(text("SELECT version_num FROM alembic_version FOR UPDATE"))
 
 
 def count_running(db: Session) -> int:
@@ -213,13 +231,21 @@ def finish_message(
         tree.auto_title_if_needed(db, message.session_id)
 
 
+def running_runs(db: Session) -> dict[str, int]:
+    """Every RUNNING answer: run id → message id."""
+    stmt = select(ChatMessage.run_id, ChatMessage.id).where(
+        ChatMessage.role == "ASSISTANT", ChatMessage.status == "RUNNING"
+    )
+    return {run_id: message_id for run_id, message_id in db.execute(stmt) if run_id}
+
+
 def fail_stale_runs(db: Session, run_ids: list[str] | None = None) -> list[str]:
     """Mark RUNNING answers FAILED (all of them at start-up, or the given runs)."""
     stmt = select(ChatMessage).where(
         ChatMessage.role == "ASSISTANT", ChatMessage.status == "RUNNING"
     )
     if run_ids is not None:
-        stmt = stmt.where(ChatMessage.run_id.in_(run_ids))
+        stmt = stmt.where(ChatMessage.run_id.in_(run_ids)).with_for_update()
     failed = []
     for message in db.scalars(stmt):
         message.status = "FAILED"
