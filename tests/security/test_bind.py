@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from agentchat import cli
 from agentchat.core.local_stack import free_port
-from agentchat.core.security import UnsafeBind, check_bind, is_loopback
+from agentchat.core.security import UnsafeBind, bind_note, check_bind, is_loopback
 from tests.security.conftest import TOKEN, make_settings
 
 SERVE_ENV_NAMES = (
@@ -70,3 +70,11 @@ def test_the_insecure_public_flag_reaches_the_check(
     allowed = CliRunner().invoke(cli.app, [*args, "--insecure-public"])
     assert allowed.exit_code == 0, allowed.output
     assert served == [("0.0.0.0", 1)]
+    assert "AGENTCHAT_ALLOWED_HOSTS" in allowed.output
+
+
+def test_bind_note_only_for_all_interfaces(tmp_path: Path) -> None:
+    assert bind_note("127.0.0.1", make_settings(tmp_path)) is None
+    assert bind_note("0.0.0.0", make_settings(tmp_path, allowed_hosts="*")) is None
+    note = bind_note("0.0.0.0", make_settings(tmp_path, allowed_hosts="chat.lan"))
+    assert note is not None and "chat.lan" in note

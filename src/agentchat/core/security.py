@@ -51,6 +51,17 @@ def check_bind(host: str, settings: Settings) -> None:
     )
 
 
+def bind_note(host: str, settings: Settings) -> str | None:
+    """A hint for an all-interfaces bind: requests must still name an allowed host."""
+    names = allowed_hostnames(settings)
+    if host.strip() not in _WILDCARD_BINDS or names is None:
+        return None
+    return (
+        f"Serving on all interfaces, but only for the host names {', '.join(sorted(names))}: "
+        "add the names people use to AGENTCHAT_ALLOWED_HOSTS (others get 403)."
+    )
+
+
 def hostname(value: str) -> str:
     """`example.com:8000` → `example.com`; `[::1]:8000` → `::1`; lower case."""
     value = value.strip().lower()
