@@ -27,6 +27,8 @@ def get_db(database: Annotated[Database, Depends(get_database)]) -> Iterator[Ses
         yield session
 
 
-DbSession = Annotated[Session, Depends(get_db)]
+# scope="function": commit before the response goes out, so a client that acts on the
+# response at once (a new id, say) always finds the row.
+DbSession = Annotated[Session, Depends(get_db, scope="function")]
 DatabaseDep = Annotated[Database, Depends(get_database)]
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
