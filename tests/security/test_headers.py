@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import httpx
 from fastapi import FastAPI
@@ -10,7 +11,8 @@ from fastapi.responses import HTMLResponse
 from starlette.responses import StreamingResponse
 
 from agentchat.core.headers import CONTENT_SECURITY_POLICY
-from tests.security.conftest import client_for
+from agentchat.core.security import install_security
+from tests.security.conftest import client_for, make_settings
 
 ALWAYS = {
     "x-content-type-options": "nosniff",
@@ -24,7 +26,10 @@ def assert_base_headers(response: httpx.Response) -> None:
         assert response.headers.get_list(name) == [value], name
 
 
-def add_test_routes(app: FastAPI) -> None:
+def guarded_test_app(tmp_path: Path) -> FastAPI:
+    """A bare app behind the same guards, with routes of each kind the headers care about."""
+    app = FastAPI()
+
     @app.get("/test-page", include_in_schema=False)
     def page() -> HTMLResponse:
         return HTMLResponse("<!doctype html><p>hi</p>")
@@ -41,6 +46,9 @@ def add_test_routes(app: FastAPI) -> None:
                 yield f"id: {i}\ndata: {i}\n\n".encode()
 
         return StreamingResponse(events(), media_type="text/event-stream")
+
+    install_security(app, make_settings(tmp_path))
+    return app
 
 
 async def test_json_responses_carry_the_headers_but_no_csp(client: httpx.AsyncClient) -> None:
@@ -62,9 +70,8 @@ async def test_refusals_carry_the_headers_too(client: httpx.AsyncClient) -> None
         assert_base_headers(response)
 
 
-async def test_html_gets_the_content_security_policy(app: FastAPI) -> None:
-    add_test_routes(app)
-    async with client_for(app) as c:
+async def test_html_gets_the_content_security_policy(tmp_path: Path) -> None:
+    async with client_for(guarded_test_app(tmp_path)) as c:
         response = await c.get("/test-page")
     assert_base_headers(response)
     assert response.headers.get_list("content-security-policy") == [CONTENT_SECURITY_POLICY]
@@ -72,20 +79,27 @@ async def test_html_gets_the_content_security_policy(app: FastAPI) -> None:
     assert "unsafe-inline" not in CONTENT_SECURITY_POLICY.split("script-src")[1].split(";")[0]
 
 
-async def test_headers_already_set_are_not_duplicated(app: FastAPI) -> None:
-    add_test_routes(app)
-    async with client_for(app) as c:
+async def test_headers_already_set_are_not_duplicated(tmp_path: Path) -> None:
+    async with client_for(guarded_test_app(tmp_path)) as c:
         response = await c.get("/test-own-csp")
     assert response.headers.get_list("content-security-policy") == ["default-src 'none'"]
     assert response.headers.get_list("x-frame-options") == ["SAMEORIGIN"]
     assert response.headers.get_list("referrer-policy") == ["no-referrer"]
 
 
-async def test_streamed_responses_pass_through_whole(app: FastAPI) -> None:
-    add_test_routes(app)
-    async with client_for(app) as c:
+async def test_streamed_responses_pass_through_whole(tmp_path: Path) -> None:
+    async with client_for(guarded_test_app(tmp_path)) as c:
         response = await c.get("/api/test-stream")
     assert response.status_code == 200
     assert_base_headers(response)
     assert response.text.count("data: ") == 100
     assert response.text.endswith("id: 99\ndata: 99\n\n")
+
+
+async def test_the_real_page_has_one_csp_and_every_header(client: httpx.AsyncClient) -> None:
+    for path in ("/", "/chat/12"):
+        response = await client.get(path)
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/html")
+        assert_base_headers(response)
+        assert response.headers.get_list("content-security-policy") == [CONTENT_SECURITY_POLICY]
