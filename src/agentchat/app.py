@@ -8,6 +8,7 @@ from agentchat.chat.router import router as chat_router
 from agentchat.core.database import Database
 from agentchat.core.error_handlers import install_error_handlers
 from agentchat.core.health import router as health_router
+from agentchat.core.info import router as info_router
 from agentchat.core.lifecycle import lifespan
 from agentchat.core.security import install_security
 from agentchat.core.settings import Settings, get_settings
@@ -25,6 +26,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     install_error_handlers(app)
     install_security(app, settings)
     app.include_router(health_router)
+    app.include_router(info_router)
     app.include_router(chat_router)
     app.include_router(runs_router)
     app.include_router(models_router)
