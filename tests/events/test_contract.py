@@ -42,6 +42,8 @@ async def test_ids_count_up_from_one(bus: EventBus) -> None:
     assert [e.id for e in history] == ids(1, 6)
     assert [e.data["content"] for e in history] == [f"t{n}" for n in range(6)]
     assert [e.id for e in await bus.history(RUN, after=4)] == [5, 6]
+    assert await bus.publish_many(RUN, []) == []
+    assert (await bus.publish(RUN, *delta(6))).id == 7
 
 
 async def test_meta_is_stored_with_the_run(bus: EventBus) -> None:

@@ -99,6 +99,8 @@ class RedisEventBus:
         self, run_id: str, items: list[tuple[str, dict[str, Any]]]
     ) -> list[RunEvent]:
         check_terminal_last(items)
+        if not items:
+            return []
         chunks = [items[i : i + PUBLISH_CHUNK] for i in range(0, len(items), PUBLISH_CHUNK)]
         firsts = await self._run_publish(run_id, [self._publish_args(c) for c in chunks])
         return [
