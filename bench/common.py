@@ -293,6 +293,11 @@ def register_model(api_url: str, model_url: str) -> int:
 def stopping(*processes: Process) -> Iterator[None]:
     try:
         yield
+    except BaseException:
+        for process in processes:
+            lines = process.log_path.read_text(errors="replace").splitlines()[-25:]
+            print(f"--- {process.log_path.name} (last lines)", *lines, sep="\n", file=sys.stderr)
+        raise
     finally:
         for process in reversed(processes):
             process.stop()
@@ -449,3 +454,54 @@ def bridge_request(model_url: str, message: str, session: str, run_id: str) -> d
         },
         "maxIterations": 5,
     }
+
+
+def api_client(url: str, timeout: float = 300.0) -> Any:
+    """An httpx client for many parallel streams (the default pool stops at 100)."""
+    import httpx
+
+    limits = httpx.Limits(max_connections=20_000, max_keepalive_connections=200)
+    return httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits)
+
+
+def check_run(arrivals: list[Arrival], tokens: int) -> dict[str, int]:
+    """Lost and duplicated events (ids 1..last) and tokens (1..tokens) of one run's stream."""
+    ids = [a.id for a in arrivals]
+    pieces = [
+        token_index(str(a.data.get("content", "")))
+        for a in arrivals
+        if a.event == "node_stream" and a.data.get("kind") == "answer_delta"
+    ]
+    lost_ids, dup_ids = lost_and_duplicated(ids, max(ids, default=0))
+    lost_tokens, dup_tokens = lost_and_duplicated([p for p in pieces if p is not None], tokens)
+    ended = bool(arrivals) and arrivals[-1].event == "workflow_complete"
+    return {
+        "lost": lost_ids + lost_tokens + (0 if ended else 1),
+        "duplicated": dup_ids + dup_tokens,
+    }
+
+
+class RssSampler:
+    """Peak RSS of some processes, sampled every `every` s on a thread while active."""
+
+    def __init__(self, pids: dict[str, int], every: float = 0.1) -> None:
+        import threading
+
+        self.pids = pids
+        self.every = every
+        self.peak = {name: rss_bytes(pid) for name, pid in pids.items()}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every):
+            for name, pid in self.pids.items():
+                self.peak[name] = max(self.peak[name], rss_bytes(pid))
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
