@@ -78,6 +78,7 @@ def _chain(db: Database, session_id: int, depth: int) -> list[int]:
             s.execute(insert(ChatMessage), dead)
         if db.dialect == "postgresql":  # explicit ids do not move the sequence
             s.execute(text(BUMP_SEQUENCE))
+        service.refresh_active_leaf(s, session_id)
     return [root + level for level in range(depth)]
 
 

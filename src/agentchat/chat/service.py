@@ -36,6 +36,7 @@ __all__ = [
     "get_message",
     "make_title",
     "new_sibling",
+    "refresh_active_leaf",
     "siblings_of",
     "touch_session",
 ]
@@ -60,11 +61,11 @@ def append_message(
     """Add a message under `parent_id` (None: a new root) as the active one of its siblings.
 
     Sets depth (parent's + 1) and branch_order (max of the siblings + 1), deactivates the
-    siblings and touches the session. The caller appends under a message of the branch it
-    extends; ancestors are not re-activated here (see `activate`).
+    siblings, makes the new message's whole path active (it is the new end of the active
+    branch) and touches the session.
     """
     _check_status(role, status)
-    get_session(db, session_id, lock=True)
+    chat = get_session(db, session_id, lock=True)
     depth = 0 if parent_id is None else _parent_in(db, session_id, parent_id).depth + 1
     same_parent = _siblings_where(session_id, parent_id)
     order = db.scalar(
@@ -88,6 +89,9 @@ def append_message(
     )
     db.add(message)
     db.flush()
+    if parent_id is not None and chat.active_leaf_id != parent_id:
+        _activate_path(db, message)
+    chat.active_leaf_id = message.id
     touch_session(db, session_id, message.created_at)
     return message
 
@@ -124,9 +128,7 @@ def edit_user_message(db: Session, message_id: int, content: str) -> ChatMessage
     if original.role != "USER":
         raise Invalid(f"message {message_id} is a {original.role} message; only USER can be edited")
     ensure_no_active_run(db, original.session_id)
-    fresh = new_sibling(db, message_id, content, "SENT")
-    _activate_path(db, fresh)
-    return fresh
+    return new_sibling(db, message_id, content, "SENT")
 
 
 def activate(db: Session, message_id: int) -> ChatMessage:
@@ -134,8 +136,9 @@ def activate(db: Session, message_id: int) -> ChatMessage:
     it is on the active branch afterwards (409 while the session has a run)."""
     message = get_message(db, message_id)
     ensure_no_active_run(db, message.session_id)
-    get_session(db, message.session_id, lock=True)
+    chat = get_session(db, message.session_id, lock=True)
     _activate_path(db, message)
+    chat.active_leaf_id = _deepest_active_below(db, message.id)
     return message
 
 
@@ -156,6 +159,9 @@ def active_branch(
     """
     if before is not None:
         return _ancestors_before(db, session_id, before, limit)
+    leaf_id = get_session(db, session_id).active_leaf_id
+    if leaf_id is not None:
+        return _branch_above_leaf(db, leaf_id, limit)
     path = _active_path_cte(session_id)
     window = select(path.c.id, path.c.depth).order_by(path.c.depth.desc())
     if limit is not None:
@@ -169,6 +175,16 @@ def active_leaf(db: Session, session_id: int) -> ChatMessage | None:
     """The last message of the active branch (None for an empty session)."""
     leaf = active_branch(db, session_id, limit=1)
     return leaf[0] if leaf else None
+
+
+def refresh_active_leaf(db: Session, session_id: int) -> int | None:
+    """Recompute the stored end of the active branch from the tree (after a bulk import)."""
+    chat = get_session(db, session_id)
+    chat.active_leaf_id = None
+    db.flush()
+    leaf = active_branch(db, session_id, limit=1)
+    chat.active_leaf_id = leaf[0].id if leaf else None
+    return chat.active_leaf_id
 
 
 def make_title(content: str) -> str | None:
@@ -253,6 +269,28 @@ def _ancestors_before(
     up = _ancestors_cte(anchor.parent_id, min_depth)
     stmt = select(ChatMessage).join(up, ChatMessage.id == up.c.id).order_by(up.c.depth)
     return list(db.scalars(stmt))
+
+
+def _branch_above_leaf(db: Session, leaf_id: int, limit: int | None) -> list[ChatMessage]:
+    """The last `limit` messages of the branch ending at `leaf_id`, oldest first."""
+    leaf = db.get(ChatMessage, leaf_id)
+    if leaf is None or limit == 0:
+        return []
+    min_depth = 0 if limit is None else max(leaf.depth - limit + 1, 0)
+    up = _ancestors_cte(leaf_id, min_depth)
+    stmt = select(ChatMessage).join(up, ChatMessage.id == up.c.id).order_by(up.c.depth)
+    return list(db.scalars(stmt))
+
+
+def _deepest_active_below(db: Session, message_id: int) -> int:
+    """The end of the active path that goes down from `message_id`."""
+    m = ChatMessage.__table__
+    down = select(m.c.id, m.c.depth).where(m.c.id == message_id).cte("down", recursive=True)
+    child = m.alias("child")
+    step = select(child.c.id, child.c.depth).join(down, child.c.parent_id == down.c.id)
+    down = down.union_all(step.where(child.c.is_active == true()))
+    deepest = db.scalar(select(down.c.id).order_by(down.c.depth.desc()).limit(1))
+    return int(deepest if deepest is not None else message_id)
 
 
 def _activate_path(db: Session, message: ChatMessage) -> None:

@@ -30,6 +30,9 @@ class ChatSession(Base):
     # Sort key for the list: last activity, or creation while there is none. Kept as a column
     # so the list is one index scan on every dialect.
     activity_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
+    # The last message of the active branch, so the page reads its window upward from the leaf
+    # instead of walking the whole branch down from the root. NULL: derive it from the tree.
+    active_leaf_id: Mapped[int | None] = mapped_column(BigId)
 
     __table_args__ = (
         Index("idx_chat_session_last_msg", "status", "last_message_at"),
