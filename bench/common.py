@@ -505,3 +505,13 @@ class RssSampler:
     def __exit__(self, *_exc: object) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
+
+
+async def read_raw(http: Any, path: str, headers: dict[str, str] | None = None) -> bytes:
+    """The whole body of a finite SSE response (a finished run), unparsed."""
+    chunks: list[bytes] = []
+    async with http.stream("GET", path, headers=headers or {}) as resp:
+        resp.raise_for_status()
+        async for chunk in resp.aiter_raw():
+            chunks.append(chunk)
+    return b"".join(chunks)
