@@ -55,8 +55,9 @@ pytest: setup services browser
 
 test: setup services browser lint typecheck frontend-test pytest
 
+# make bench BENCH_ARGS=--quick for smaller sizes (see bench/run_all.py)
 bench: setup services
-	$(BIN)/python bench/run_all.py
+	$(BIN)/python bench/run_all.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) frontend/node_modules src/agentchat/static data

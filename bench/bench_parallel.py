@@ -266,7 +266,7 @@ def main() -> None:
             c.register_model(api.url, model.url)
             c.register_model(fake_api.url, model.url)
             levels, burst = asyncio.run(real_levels(api, bridge, model, quick))
-            load = asyncio.run(fake_load(fake_api, 5 if quick else 20))
+            load = asyncio.run(fake_load(fake_api, 5 if quick else 10))
     print(f"  fake bridge load: {load}", flush=True)
     rows = figures(levels, load)
     rows.append(

@@ -515,3 +515,11 @@ async def read_raw(http: Any, path: str, headers: dict[str, str] | None = None) 
         async for chunk in resp.aiter_raw():
             chunks.append(chunk)
     return b"".join(chunks)
+
+
+async def wait_for_event(http: Any, path: str, kind: str, timeout: float = 120.0) -> None:
+    """Read the stream at `path` until a node_stream of `kind` arrives (then drop it)."""
+    async with asyncio.timeout(timeout), http.stream("GET", path) as resp:
+        async for arrival in sse_events(resp.aiter_lines()):
+            if arrival.data.get("kind") == kind or arrival.event in TERMINAL:
+                return

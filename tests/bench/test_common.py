@@ -1,0 +1,73 @@
+"""The pure helpers of the benchmarks: percentiles, loss counting, token parsing."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from bench.common import (
+    Arrival,
+    check_run,
+    lost_and_duplicated,
+    percentile,
+    rate_and_latency,
+    summarize,
+    token_index,
+)
+
+
+def test_percentile_interpolates_between_ranks() -> None:
+    values = [10.0, 20.0, 30.0, 40.0]
+    assert percentile(values, 0) == 10.0
+    assert percentile(values, 100) == 40.0
+    assert percentile(values, 50) == 25.0
+    assert percentile(list(range(1, 101)), 99) == pytest.approx(99.01)
+
+
+def test_percentile_ignores_input_order_and_rejects_bad_input() -> None:
+    assert percentile([3.0, 1.0, 2.0], 50) == 2.0
+    with pytest.raises(ValueError):
+        percentile([], 50)
+    with pytest.raises(ValueError):
+        percentile([1.0], 101)
+
+
+def test_summarize_reports_the_sample() -> None:
+    stats = summarize([1.0, 2.0, 3.0, 4.0, 100.0])
+    assert stats["n"] == 5 and stats["p50"] == 3.0 and stats["max"] == 100.0
+    assert stats["mean"] == 22.0
+    assert math.isnan(summarize([])["p99"])
+
+
+def test_lost_and_duplicated_counts_both() -> None:
+    assert lost_and_duplicated([1, 2, 3], 3) == (0, 0)
+    assert lost_and_duplicated([1, 3, 3, 3], 4) == (2, 2)
+
+
+def test_token_index_reads_tokens_pieces_only() -> None:
+    assert token_index("t1") == 1
+    assert token_index(" t12") == 12
+    assert token_index("hello") is None
+    assert token_index("t") is None
+
+
+def _delta(n: int, token: int) -> Arrival:
+    return Arrival(n, "node_stream", {"kind": "answer_delta", "content": f" t{token}"}, n * 1000)
+
+
+def test_check_run_finds_gaps_repeats_and_a_missing_end() -> None:
+    good = [_delta(1, 1), _delta(2, 2), Arrival(3, "workflow_complete", {}, 3000)]
+    assert check_run(good, 2) == {"lost": 0, "duplicated": 0}
+    repeated = [_delta(1, 1), _delta(1, 1), _delta(2, 2)]
+    assert check_run(repeated, 2) == {"lost": 1, "duplicated": 2}  # no terminal event
+    gap = [_delta(1, 1), _delta(3, 3), Arrival(4, "workflow_complete", {}, 4000)]
+    assert check_run(gap, 3)["lost"] == 2  # id 2 and token 2
+
+
+def test_rate_and_latency_match_tokens_by_index() -> None:
+    arrived = {1: 1_000_000, 2: 2_000_000, 3: 3_000_000}
+    sent = {1: 500_000, 2: 1_500_000}
+    result = rate_and_latency(arrived, sent)
+    assert result["events_per_s"] == pytest.approx(1000.0)
+    assert result["matched"] == 2
+    assert result["latency_p50_ms"] == pytest.approx(0.5)
