@@ -123,6 +123,7 @@ export function useChat(options: UseChatOptions = {}) {
     }
     if (!lock.acquire(session.value.id)) {
       notifyError(new Error(t('chat.otherTab')))
+      void reload().catch(() => undefined) // show (and follow) the other tab's run
       return false
     }
     return true

@@ -8,6 +8,7 @@ export default {
     showArchived: 'Show archived', loadMore: 'Load more', list: 'Chats',
   },
   chat: {
+    toolsets: 'Tools: {list}', noToolsets: 'none', toolsetsHint: 'Toolsets the agent may use (AGENTCHAT_AGENT_TOOLSETS)',
     empty: 'Ask the agent anything.', pick: 'Pick a chat on the left or start a new one.',
     placeholder: 'Ask a question… (Enter sends, Shift+Enter for a new line)', send: 'Send', stop: 'Stop',
     exportMd: 'Export Markdown', exportJson: 'Export JSON', export: 'Export', reset: 'Reset session',

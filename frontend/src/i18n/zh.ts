@@ -8,6 +8,7 @@ export default {
     showArchived: '显示已归档', loadMore: '加载更多', list: '会话列表',
   },
   chat: {
+    toolsets: '工具：{list}', noToolsets: '无', toolsetsHint: 'Agent 可用的工具集（AGENTCHAT_AGENT_TOOLSETS）',
     empty: '向 Agent 提问吧。', pick: '在左侧选择一个会话，或新建会话。',
     placeholder: '输入问题…（Enter 发送，Shift+Enter 换行）', send: '发送', stop: '停止',
     exportMd: '导出 Markdown', exportJson: '导出 JSON', export: '导出', reset: '重置会话',

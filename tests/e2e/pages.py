@@ -1,0 +1,48 @@
+"""Page helpers: the locators of frontend/TESTIDS.md and the few steps every test repeats."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Locator, Page, expect
+
+DONE = re.compile(r"^(SUCCESS|FAILED|STOPPED)$")
+
+
+def tid(page: Page | Locator, testid: str) -> Locator:
+    return page.get_by_test_id(testid)
+
+
+def open_chat(page: Page, session_id: int | None = None) -> None:
+    page.goto(f"/chat/{session_id}" if session_id else "/chat")
+    expect(tid(page, "composer")).to_be_visible()
+    if session_id:
+        expect(tid(page, "message-list")).to_be_visible()
+
+
+def send(page: Page, text: str) -> None:
+    box = tid(page, "composer-input")
+    expect(box).to_be_enabled()
+    box.fill(text)
+    box.press("Enter")
+
+
+def assistants(page: Page) -> Locator:
+    return tid(page, "assistant-message")
+
+
+def last_assistant(page: Page) -> Locator:
+    return assistants(page).last
+
+
+def wait_finished(message: Locator, status: str | re.Pattern[str] = DONE) -> None:
+    expect(message).to_have_attribute("data-status", status)
+
+
+def session_row(page: Page, session_id: int) -> Locator:
+    return page.locator(f'[data-testid="session-item"][data-session-id="{session_id}"]')
+
+
+def current_session_id(page: Page) -> int:
+    page.wait_for_url(re.compile(r"/chat/\d+$"))
+    return int(page.url.rsplit("/", 1)[1])
