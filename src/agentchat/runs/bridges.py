@@ -57,5 +57,10 @@ class BridgeRouter:
             await client.aclose()
 
 
+def rank(urls: list[str], session_key: str) -> list[str]:
+    """The bridges in the order a session prefers them (highest rendezvous score first)."""
+    return sorted(urls, key=lambda url: _score(url, session_key), reverse=True)
+
+
 def _score(url: str, key: str) -> int:
     return int.from_bytes(hashlib.blake2b(f"{url}|{key}".encode(), digest_size=8).digest(), "big")

@@ -1,0 +1,122 @@
+"""`agentchat serve --workers N`: refused without PostgreSQL/MySQL and Redis; with them, N API
+workers share one local bridge and one scripted model started by the parent."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from agentchat.core.local_stack import free_port, wait_for_health
+from tests.scale.conftest import REDIS_URL, delete_keys, drop_schema
+from tests.support.databases import fresh_database_url, worker_tag
+from tests.support.sse import read_events, until_terminal
+
+START_TIMEOUT_S = 120.0
+
+
+def _serve(tmp_path: Path, *args: str, **env: str) -> subprocess.Popen[bytes]:
+    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "AGENTCHAT_RUN_RATE_PER_MINUTE": "0"}
+    command = [sys.executable, "-m", "agentchat.cli", "serve", "--data-dir", str(tmp_path)]
+    with (tmp_path / "serve.out").open("ab") as out:
+        return subprocess.Popen(
+            [*command, *args],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**full_env, **env},
+            start_new_session=True,  # its own group: the bridge and workers stop with it
+        )
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+
+def _children(pid: int) -> list[str]:
+    """Command lines of a process's direct children (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == pid:
+                found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--redis-url", "redis://127.0.0.1:6379/0"],  # SQLite
+        ["--database-url", "postgresql+psycopg://postgres@127.0.0.1:5432/test"],  # no Redis
+    ],
+    ids=["sqlite", "no-redis"],
+)
+def test_several_workers_are_refused_without_a_shared_database_and_redis(
+    tmp_path: Path, args: list[str]
+) -> None:
+    process = _serve(tmp_path, "--workers", "2", *args)
+    try:
+        assert process.wait(timeout=30) == 2
+    finally:
+        _stop(process)
+    assert "--workers > 1 needs" in (tmp_path / "serve.out").read_text()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`serve --workers 2` on a schema and Redis prefix of its own, with its local stack."""
+    tag = f"workers_{worker_tag()}_{uuid.uuid4().hex[:6]}"
+    database_url = fresh_database_url("postgresql", tmp_path, tag=tag)
+    prefix = f"agentchat-test:{uuid.uuid4().hex}:"
+    port = free_port()
+    process = _serve(
+        tmp_path,
+        *("--workers", "2", "--port", str(port)),
+        *("--database-url", database_url, "--redis-url", REDIS_URL),
+        AGENTCHAT_REDIS_PREFIX=prefix,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_health(url, process, START_TIMEOUT_S, path="/api/health")
+        yield url, process
+    finally:
+        _stop(process)
+        delete_keys(prefix)
+        drop_schema(f"ac_{tag}")
+
+
+def test_serve_with_workers_starts_one_bridge_and_runs_answer(
+    served: tuple[str, subprocess.Popen[bytes]],
+) -> None:
+    url, process = served
+    children = _children(process.pid)
+    assert sum(" bridge " in c for c in children) == 1, children
+    assert sum("spawn_main" in c for c in children) == 2, children  # the two workers
+    with httpx.Client(base_url=url, timeout=30) as http:
+        models = http.get("/api/models").json()
+        assert sum(m["isDefault"] for m in models) == 1
+        for _ in range(4):  # several connections: both workers answer from the same stack
+            session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
+            body = {"message": "#say hello from a worker"}
+            started = http.post(f"/api/chat/sessions/{session_id}/runs", json=body)
+            assert started.status_code == 201, started.text
+            run_id = started.json()["runId"]
+            events = read_events(f"{url}/api/chat/runs/{run_id}/stream", stop=until_terminal)
+            assert events[-1].data["finalText"] == "hello from a worker"
