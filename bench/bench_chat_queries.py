@@ -26,12 +26,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 from sqlalchemy import event, insert, text  # noqa: E402
-from tests.support.databases import fresh_database_url  # noqa: E402
 
 from agentchat.chat import service  # noqa: E402
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession  # noqa: E402
 from agentchat.chat.views import session_detail, session_page  # noqa: E402
 from agentchat.core.database import Database  # noqa: E402
+from tests.support.databases import fresh_database_url  # noqa: E402
 
 SESSIONS = 10_000
 DEEP = 5_000
