@@ -7,6 +7,7 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agentchat.core.errors import AppError
@@ -51,6 +52,14 @@ def install_error_handlers(app: FastAPI) -> None:
         code = _HTTP_CODES.get(exc.status_code, "error")
         body = {"error": {"code": code, "message": str(exc.detail)}}
         return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(OverflowError)
+    @app.exception_handler(DataError)
+    async def _out_of_range(_: Request, exc: Exception) -> JSONResponse:
+        # An id or value the database cannot hold (SQLite raises OverflowError, others DataError).
+        log.info("value out of range for the database: %s", exc)
+        message = "a number or value in the request is out of range"
+        return JSONResponse({"error": {"code": "invalid", "message": message}}, status_code=422)
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
