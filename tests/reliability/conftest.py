@@ -41,6 +41,6 @@ def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
 def stack(
     tmp_path: Path, database: Database, bridge: BridgeProcess, scripted_url: str
 ) -> Iterator[Stack]:
-    value, close = make_stack(tmp_path, database, bridge, scripted_url)
+    value, close = make_stack(tmp_path, database, bridge, scripted_url, run_rate_per_minute=0)
     yield value
     close()
