@@ -13,6 +13,7 @@ Run: .venv/bin/python bench/run_all.py [--quick] [--only relay,wire]
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import time
@@ -62,6 +63,15 @@ def run_one(script: Path, quick: bool) -> dict[str, Any]:
     return {"status": status, "seconds": round(time.monotonic() - start, 1)}
 
 
+def previous_runs() -> dict[str, dict[str, Any]]:
+    """With --only, the other benches keep the status of the run that wrote their files."""
+    latest = c.RESULTS_DIR / "latest.json"
+    if not latest.exists():
+        return {}
+    runs: dict[str, dict[str, Any]] = json.loads(latest.read_text()).get("runs", {})
+    return {k: v for k, v in runs.items() if not str(v.get("status")).startswith("absent")}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description="Run every benchmark and write the table.")
     parser.add_argument("--quick", action="store_true", help="smaller sizes, about 6 minutes")
@@ -69,7 +79,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     only = {n.strip() for n in args.only.split(",") if n.strip()}
     machine = {**c.machine(), "quick": args.quick}
-    runs: dict[str, dict[str, Any]] = {}
+    runs: dict[str, dict[str, Any]] = previous_runs() if only else {}
     for script in scripts():
         name = script.stem.removeprefix("bench_")
         if only and name not in only:

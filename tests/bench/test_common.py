@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from bench.common import (
     Arrival,
     check_run,
