@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isSafeImageSrc, renderMarkdown, sanitizeHtml } from '@/lib/markdown'
+import { isSafeImageSrc, renderMarkdown, sanitizeHtml, splitFrontMatter } from '@/lib/markdown'
 
 function dom(html: string): HTMLElement {
   const div = document.createElement('div')
@@ -52,5 +52,17 @@ describe('renderMarkdown', () => {
     expect(isSafeImageSrc('http://x/y.png')).toBe(false)
     expect(isSafeImageSrc('data:image/svg+xml;base64,AA')).toBe(false)
     expect(isSafeImageSrc('')).toBe(false)
+  })
+})
+
+describe('splitFrontMatter', () => {
+  it('separates the YAML block at the top', () => {
+    const { frontMatter, body } = splitFrontMatter('---\nname: x\ndescription: y\n---\n# Title\n')
+    expect(frontMatter).toBe('name: x\ndescription: y')
+    expect(body).toBe('# Title\n')
+  })
+
+  it('leaves text without front matter alone', () => {
+    expect(splitFrontMatter('# Title\n---\nno')).toEqual({ frontMatter: null, body: '# Title\n---\nno' })
   })
 })

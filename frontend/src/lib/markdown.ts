@@ -102,3 +102,10 @@ export async function copyText(text: string): Promise<boolean> {
   area.remove()
   return ok
 }
+
+/** A SKILL.md's YAML front matter (between `---` lines at the top) apart from its body. */
+export function splitFrontMatter(text: string): { frontMatter: string | null; body: string } {
+  const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text)
+  if (!match) return { frontMatter: null, body: text }
+  return { frontMatter: match[1], body: text.slice(match[0].length) }
+}
