@@ -40,15 +40,18 @@ SCRIPT = "\n".join(
 # Everything in the answer that could run or load: any of these found is a failure.
 DANGEROUS = """
 (root) => {
+  const banned = ['script', 'iframe', 'svg', 'object', 'embed', 'form', 'style', 'link', 'meta']
   const found = []
   for (const el of root.querySelectorAll('*')) {
     const tag = el.tagName.toLowerCase()
-    if (['script', 'iframe', 'svg', 'object', 'embed', 'form', 'style', 'link', 'meta'].includes(tag)) found.push(tag)
-    for (const attr of el.attributes) {
-      if (attr.name.startsWith('on')) found.push(tag + '[' + attr.name + ']')
-      if (/^\\s*(javascript|vbscript|data:text)/i.test(attr.value) && ['href', 'src', 'action'].includes(attr.name)) found.push(tag + '[' + attr.name + '=' + attr.value + ']')
+    if (banned.includes(tag)) found.push(tag)
+    for (const { name, value } of el.attributes) {
+      if (name.startsWith('on')) found.push(`${tag}[${name}]`)
+      const url = ['href', 'src', 'action'].includes(name)
+      if (url && /^\\s*(javascript|vbscript|data:text)/i.test(value)) found.push(`${tag}[${value}]`)
     }
-    if (tag === 'img' && el.getAttribute('src') && !el.getAttribute('src').startsWith('data:image/png')) found.push('img[src=' + el.getAttribute('src') + ']')
+    const src = tag === 'img' ? el.getAttribute('src') : null
+    if (src && !src.startsWith('data:image/png')) found.push(`img[src=${src}]`)
   }
   return found
 }
@@ -56,7 +59,8 @@ DANGEROUS = """
 
 INLINE_SCRIPT = """
 () => new Promise((resolve) => {
-  document.addEventListener('securitypolicyviolation', (e) => resolve('blocked:' + e.violatedDirective), { once: true })
+  const blocked = (e) => resolve('blocked:' + e.violatedDirective)
+  document.addEventListener('securitypolicyviolation', blocked, { once: true })
   const s = document.createElement('script')
   s.textContent = 'window.__inlineRan = true'
   document.body.appendChild(s)

@@ -132,4 +132,4 @@ def test_language_switch_to_chinese(page: Page) -> None:
     page.get_by_text("中文", exact=True).click()
     expect(tid(page, "nav-chat")).to_have_text("对话")
     expect(tid(page, "new-session")).to_contain_text("新建会话")
-    expect(tid(page, "toolsets")).to_contain_text("工具：")
+    expect(tid(page, "toolsets")).to_contain_text("工具\uff1a")  # full-width colon
