@@ -33,12 +33,21 @@ class Base(DeclarativeBase):
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    # The driver's own deferred BEGIN is turned off: see _sqlite_begin.
+    dbapi_conn.isolation_level = None
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA busy_timeout=10000")
     cur.close()
+
+
+def _sqlite_begin(conn: Any) -> None:
+    """Take the write lock at the start of every transaction. A deferred transaction that
+    reads and then writes cannot wait for a concurrent writer (SQLite answers "database is
+    locked" at once); an IMMEDIATE one waits up to busy_timeout instead."""
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def _mysql_recursion(dbapi_conn: Any, _record: Any) -> None:
@@ -61,6 +70,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             url, connect_args={"check_same_thread": False, "timeout": 10}, **kwargs
         )
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
         return engine
     if url.startswith("mysql") or url.startswith("mariadb"):
         kwargs.setdefault("pool_recycle", 3600)

@@ -26,11 +26,44 @@ def _loads(raw: str | None) -> list[dict[str, Any]] | None:
     return value if isinstance(value, list) else None
 
 
+# A turn's first message is the user's question and its last the answer, which the message
+# rows already hold: stored turns point at them instead of repeating the text.
+USER_REF = {"role": "user", "$ref": "question"}
+ANSWER_REF = "answer"
+
+
+def compact_turn(
+    messages: list[dict[str, Any]], question: str, answer: str
+) -> list[dict[str, Any]]:
+    """The turn as stored: the question and the final answer replaced by references."""
+    turn = list(messages)
+    if turn and turn[0] == {"role": "user", "content": question}:
+        turn[0] = dict(USER_REF)
+    last = turn[-1] if turn else None
+    if last and last.get("role") == "assistant" and last.get("content") == answer and answer:
+        turn[-1] = {k: v for k, v in last.items() if k != "content"} | {"$ref": ANSWER_REF}
+    return turn
+
+
+def expand_turn(turn: list[dict[str, Any]], question: str, answer: str) -> list[dict[str, Any]]:
+    """The stored turn with its references filled in again."""
+    out = []
+    for item in turn:
+        ref = item.get("$ref")
+        if ref is None:
+            out.append(item)
+        else:
+            text = question if ref == "question" else answer
+            out.append({k: v for k, v in item.items() if k != "$ref"} | {"content": text})
+    return out
+
+
 def history_for(branch: Iterable[BranchMessage]) -> list[dict[str, Any]]:
     """History to send for a run that extends `branch` (oldest first, ending before the new
     user message)."""
     history: list[dict[str, Any]] = []
     pending_user: dict[str, Any] | None = None
+    question = ""
     for message in branch:
         if message.role == "SYSTEM":
             if message.status == "RESET":
@@ -43,10 +76,11 @@ def history_for(branch: Iterable[BranchMessage]) -> list[dict[str, Any]]:
             if pending_user is not None:
                 history.append(pending_user)
             pending_user = {"role": "user", "content": message.content}
+            question = message.content
         elif message.role == "ASSISTANT":
             turn = _loads(message.agent_messages)
             if turn:
-                history.extend(turn)
+                history.extend(expand_turn(turn, question, message.content))
             else:
                 if pending_user is not None:
                     history.append(pending_user)

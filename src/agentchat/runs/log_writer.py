@@ -35,6 +35,7 @@ class LogWriter:
         self._task: asyncio.Task[None] | None = None
         self.rows_written = 0
         self.batches_written = 0
+        self._insert = insert(ChatMessageLog)
 
     def append(
         self,
@@ -100,7 +101,8 @@ class LogWriter:
                 self._progress.notify_all()
 
     def _write(self, batch: list[dict[str, Any]]) -> None:
-        with self._database.session() as session:
-            session.execute(insert(ChatMessageLog), batch)
+        # SQLAlchemy Core, not an ORM session: one executemany in one short transaction.
+        with self._database.engine.begin() as conn:
+            conn.execute(self._insert, batch)
         self.rows_written += len(batch)
         self.batches_written += 1

@@ -32,6 +32,7 @@ from agentchat.events.model import TERMINAL_EVENTS, RunFinished, StreamInterrupt
 from agentchat.models.service import ResolvedModel, resolve_model
 from agentchat.runs import store
 from agentchat.runs.bridges import BridgeRouter
+from agentchat.runs.history import compact_turn
 from agentchat.runs.log_writer import LogWriter
 from agentchat.runs.owners import RunOwners
 from agentchat.runs.schemas import (
@@ -355,15 +356,7 @@ class RunService:
 
     async def _finish(self, run: ActiveRun, outcome: store.RunOutcome) -> None:
         plan = run.plan
-        if run.secret:
-            outcome = store.RunOutcome(
-                outcome.status,
-                redact(outcome.text, run.secret),
-                redact(outcome.error, run.secret) if outcome.error else None,
-                outcome.usage,
-                redact_value(outcome.messages, run.secret),
-                outcome.compacted,
-            )
+        outcome = self._storable(run, outcome)
         try:
             await self.log_writer.flush()
             await self._in_thread(
@@ -379,6 +372,23 @@ class RunService:
                 await self._publish_end(run, outcome)
             finally:
                 await self._release(plan.run_id)
+
+    @staticmethod
+    def _storable(run: ActiveRun, outcome: store.RunOutcome) -> store.RunOutcome:
+        """The outcome with the model's key scrubbed and the turn's text not stored twice."""
+        secret = run.secret
+        text = redact(outcome.text, secret) if secret else outcome.text
+        messages = redact_value(outcome.messages, secret) if secret else outcome.messages
+        if not outcome.compacted:
+            messages = compact_turn(messages, run.plan.user_text, text)
+        return store.RunOutcome(
+            outcome.status,
+            text,
+            redact(outcome.error, secret) if outcome.error and secret else outcome.error,
+            outcome.usage,
+            messages,
+            outcome.compacted,
+        )
 
     async def _publish_end(self, run: ActiveRun, outcome: store.RunOutcome) -> None:
         plan = run.plan

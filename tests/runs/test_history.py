@@ -1,0 +1,60 @@
+"""The history sent to the bridge, rebuilt from a branch (pure, no servers)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from agentchat.runs.history import compact_turn, expand_turn, history_for
+
+
+@dataclass
+class Row:
+    role: str
+    status: str
+    content: str
+    agent_messages: str | None = None
+
+
+def _turn(question: str, answer: str, tools: bool = False) -> list[dict[str, object]]:
+    middle: list[dict[str, object]] = []
+    if tools:
+        call = {"id": "c1", "type": "function", "function": {"name": "todo", "arguments": "{}"}}
+        middle = [
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "{}"},
+        ]
+    return [
+        {"role": "user", "content": question},
+        *middle,
+        {"role": "assistant", "content": answer},
+    ]
+
+
+def test_a_stored_turn_does_not_repeat_the_question_or_the_answer() -> None:
+    turn = _turn("what is 2+2?", "4", tools=True)
+    stored = compact_turn(turn, "what is 2+2?", "4")
+    raw = json.dumps(stored)
+    assert "what is 2+2?" not in raw and '"4"' not in raw
+    assert expand_turn(stored, "what is 2+2?", "4") == turn
+
+
+def test_a_turn_that_does_not_match_is_stored_as_it_is() -> None:
+    turn = _turn("q", "the model said this")
+    assert compact_turn(turn, "other question", "other answer") == turn
+
+
+def test_history_joins_turns_and_starts_again_after_summary_and_reset() -> None:
+    first = _turn("q1", "a1", tools=True)
+    branch = [
+        Row("USER", "SENT", "q1"),
+        Row("ASSISTANT", "SUCCESS", "a1", json.dumps(compact_turn(first, "q1", "a1"))),
+        Row("USER", "SENT", "q2"),
+        Row("ASSISTANT", "FAILED", ""),
+    ]
+    assert history_for(branch) == [*first, {"role": "user", "content": "q2"}]
+    summary = [{"role": "user", "content": "summary of earlier"}]
+    branch.append(Row("SYSTEM", "SUMMARY", "s", json.dumps(summary)))
+    assert history_for(branch) == summary
+    branch.append(Row("SYSTEM", "RESET", ""))
+    assert history_for(branch) == []
