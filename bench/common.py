@@ -261,6 +261,7 @@ def start_api(
         "AGENTCHAT_MAX_ACTIVE_RUNS": str(max_active_runs),
         "AGENTCHAT_RUN_RATE_PER_MINUTE": "0",
         "AGENTCHAT_BENCH_REDIS_PREFIX": REDIS_PREFIX,
+        "AGENTCHAT_REDIS_PREFIX": REDIS_PREFIX,
     }
     if redis_url:
         env["AGENTCHAT_REDIS_URL"] = redis_url

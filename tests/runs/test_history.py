@@ -52,7 +52,12 @@ def test_history_joins_turns_and_starts_again_after_summary_and_reset() -> None:
         Row("USER", "SENT", "q2"),
         Row("ASSISTANT", "FAILED", ""),
     ]
-    assert history_for(branch) == [*first, {"role": "user", "content": "q2"}]
+    assert history_for(branch) == first
+    branch += [Row("USER", "SENT", "q3"), Row("ASSISTANT", "STOPPED", "partial")]
+    assert history_for(branch)[-2:] == [
+        {"role": "user", "content": "q3"},
+        {"role": "assistant", "content": "partial"},
+    ]
     summary = [{"role": "user", "content": "summary of earlier"}]
     branch.append(Row("SYSTEM", "SUMMARY", "s", json.dumps(summary)))
     assert history_for(branch) == summary

@@ -81,11 +81,12 @@ def history_for(branch: Iterable[BranchMessage]) -> list[dict[str, Any]]:
             turn = _loads(message.agent_messages)
             if turn:
                 history.extend(expand_turn(turn, question, message.content))
-            else:
+            elif message.content:
                 if pending_user is not None:
                     history.append(pending_user)
-                if message.content:
-                    history.append({"role": "assistant", "content": message.content})
+                history.append({"role": "assistant", "content": message.content})
+            # A turn that failed with nothing said is left out: the agent never answered it,
+            # and two user messages in a row get merged into one by hermes.
             pending_user = None
     if pending_user is not None:
         history.append(pending_user)
