@@ -43,9 +43,10 @@ class E2EStack:
         body = {"title": title} if title else {}
         return int(self.call("POST", "/api/chat/sessions", body, expect=201)["sessionId"])
 
-    def start(self, session_id: int, message: str) -> dict[str, Any]:
+    def start(self, session_id: int, message: str, **extra: Any) -> dict[str, Any]:
         path = f"/api/chat/sessions/{session_id}/runs"
-        result: dict[str, Any] = self.call("POST", path, {"message": message}, expect=201)
+        body = {"message": message, **extra}
+        result: dict[str, Any] = self.call("POST", path, body, expect=201)
         return result
 
     def session(self, session_id: int) -> dict[str, Any]:

@@ -1,0 +1,269 @@
+"""The chat page under load, in Debian's Chromium (issue 6 "Measure"; a script, not a test).
+
+1. One answer that streams 199 tool calls (to-do updates; with the answer that is 200 agent
+   iterations, the most a run may have) and then 5,000 tokens: frame rate of
+   the tab while it streams (a requestAnimationFrame counter), the longest frame, the JS heap at
+   its peak and at the end (CDP Performance.getMetrics), and how long after the run's end the
+   page shows the finished answer.
+2. A stored session of 1,000 messages (answers with thinking, tool and to-do logs): first paint
+   and first contentful paint of the page opened on it (Performance API), when its newest
+   message is on screen, one older page loaded by scrolling up, and the heap.
+
+Run: .venv/bin/python bench/bench_page.py [--quick]   (--quick: 50 tool calls, 1,000 tokens,
+200 messages). Writes bench/results/page.json.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "src")]
+
+from playwright.sync_api import CDPSession, Page, expect, sync_playwright  # noqa: E402
+
+from agentchat.app import create_app  # noqa: E402
+from agentchat.core.database import Database  # noqa: E402
+from agentchat.core.settings import Settings  # noqa: E402
+from agentchat.scripted_llm.server import serve_in_thread  # noqa: E402
+from bench import common as c  # noqa: E402
+from tests.e2e import seed  # noqa: E402
+from tests.e2e.build import ensure_page_built  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.e2e.stack import E2EStack  # noqa: E402
+from tests.support.databases import fresh_database_url  # noqa: E402
+from tests.support.servers import serve_app, start_bridge  # noqa: E402
+
+MB = 1024 * 1024
+MAX_ITERATIONS = 200  # the API's maximum: 199 tool rounds and the answer round
+FRAME_COUNTER = """
+() => {
+  const frames = (window.__frames = [])
+  const tick = (t) => { frames.push(t); window.__frameId = requestAnimationFrame(tick) }
+  window.__frameId = requestAnimationFrame(tick)
+}
+"""
+STOP_FRAMES = "() => { cancelAnimationFrame(window.__frameId); return window.__frames }"
+PAINTS = """
+() => Object.fromEntries(performance.getEntriesByType('paint').map((e) => [e.name, e.startTime]))
+"""
+
+
+def heap_mb(cdp: CDPSession) -> float:
+    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    return float(metrics["JSHeapUsedSize"]) / MB
+
+
+def frame_stats(frames: list[float]) -> dict[str, float]:
+    gaps = [b - a for a, b in itertools.pairwise(frames)]
+    seconds = (frames[-1] - frames[0]) / 1000 if len(frames) > 1 else 0.0
+    return {
+        "fps": (len(frames) - 1) / seconds if seconds else 0.0,
+        "p95_frame_ms": c.percentile(gaps, 95) if gaps else 0.0,
+        "longest_frame_ms": max(gaps, default=0.0),
+        "median_frame_ms": statistics.median(gaps) if gaps else 0.0,
+        "seconds": seconds,
+    }
+
+
+def stream_script(tools: int, tokens: int) -> str:
+    steps = [f"#todo step {i} of {tools}; the next one" for i in range(tools)]
+    return "\n".join(["#delay 4", *steps, f"#tokens {tokens}"])
+
+
+def measure_stream(page: Page, cdp: CDPSession, stack: E2EStack, tools: int, tokens: int) -> dict:
+    """Started through the API (the page's own runs get 50 iterations, this one needs 201)."""
+    session_id = stack.new_session("bench stream")
+    stack.start(session_id, stream_script(tools, tokens), maxIterations=MAX_ITERATIONS)
+    page.goto(f"/chat/{session_id}")
+    expect(page.get_by_test_id("assistant-message").last).to_have_attribute(
+        "data-status", "RUNNING"
+    )
+    page.evaluate(FRAME_COUNTER)
+    reply = page.get_by_test_id("assistant-message").last
+    peak, samples = 0.0, 0
+    deadline = time.monotonic() + 600
+    while stack.session(session_id)["session"]["hasActiveRun"]:
+        assert time.monotonic() < deadline, "the run did not end"
+        peak = max(peak, heap_mb(cdp))
+        samples += 1
+        page.wait_for_timeout(500)
+    ended = time.monotonic()
+    expect(reply).to_have_attribute("data-status", "SUCCESS", timeout=60_000)
+    shown_after = time.monotonic() - ended
+    frames: list[float] = page.evaluate(
+        "() => { cancelAnimationFrame(window.__frameId); return window.__frames }"
+    )
+    text = reply.get_by_test_id("answer").inner_text()
+    assert text.rstrip().endswith(f"t{tokens}"), text[-80:]
+    logs = stack.session(session_id)["messages"][-1]["logs"]
+    return {
+        **frame_stats(frames),
+        "peak_heap_mb": max(peak, heap_mb(cdp)),
+        "end_heap_mb": heap_mb(cdp),
+        "heap_samples": samples,
+        "shown_after_end_ms": shown_after * 1000,
+        "stored_log_lines": len(logs),
+        "tool_calls_shown": reply.get_by_test_id("thinking-summary").inner_text(),
+    }
+
+
+def measure_history(page: Page, cdp: CDPSession, stack: E2EStack, messages: int) -> dict:
+    session_id = seed.new_session(stack.database, "bench history")
+    started = time.monotonic()
+    seed.turns(stack.database, session_id, messages // 2)
+    seeded_s = time.monotonic() - started
+    page.goto("/models")  # a cold start on the session itself: a full navigation to it
+    page.goto(f"/chat/{session_id}")
+    last = page.get_by_test_id("user-content").last
+    expect(last).to_have_text(f"question {messages // 2 - 1}")
+    visible_ms = page.evaluate("() => performance.now()")
+    paints = page.evaluate(PAINTS)
+    heap = heap_mb(cdp)
+    users = page.get_by_test_id("user-content")
+    before = users.count()
+    t0 = page.evaluate("() => performance.now()")
+    page.get_by_test_id("message-list").evaluate("(el) => { el.scrollTop = 0 }")
+    expect(users).not_to_have_count(before)
+    older_ms = page.evaluate("() => performance.now()") - t0
+    return {
+        "first_paint_ms": paints.get("first-paint"),
+        "first_contentful_paint_ms": paints.get("first-contentful-paint"),
+        "session_visible_ms": visible_ms,
+        "older_page_ms": older_ms,
+        "heap_mb": heap,
+        "messages": messages,
+        "seed_seconds": seeded_s,
+    }
+
+
+def figures(stream: dict, history: dict, tools: int, tokens: int) -> list[dict[str, Any]]:
+    s_cond = {"tool_calls": tools, "tokens": tokens, "token_delay_ms": 4}
+    h_cond = {"messages": history["messages"], "first_page": 50}
+    f = c.figure
+    n = f"{history['messages']:,}-message session"
+    return [
+        f(
+            "stream_fps",
+            "page: frame rate while streaming",
+            stream["fps"],
+            "fps",
+            target=(">=", 30),
+            conditions=s_cond,
+        ),
+        f(
+            "stream_p95_frame",
+            "page: p95 frame time while streaming",
+            stream["p95_frame_ms"],
+            "ms",
+            target=("<=", 50),
+            conditions=s_cond,
+        ),
+        f(
+            "stream_longest_frame",
+            "page: longest frame while streaming",
+            stream["longest_frame_ms"],
+            "ms",
+            conditions=s_cond,
+        ),
+        f(
+            "stream_peak_heap",
+            "page: JS heap at peak while streaming",
+            stream["peak_heap_mb"],
+            "MiB",
+            target=("<=", 150),
+            conditions=s_cond,
+        ),
+        f(
+            "stream_shown_after_end",
+            "page: finished answer shown after the run's end",
+            stream["shown_after_end_ms"],
+            "ms",
+            conditions=s_cond,
+            note="includes up to 500 ms of the polling loop that notices the end",
+        ),
+        f(
+            "history_fcp",
+            f"page: first contentful paint, {n}",
+            history["first_contentful_paint_ms"],
+            "ms",
+            target=("<=", 1500),
+            conditions=h_cond,
+        ),
+        f(
+            "history_visible",
+            f"page: newest message of a {n} on screen",
+            history["session_visible_ms"],
+            "ms",
+            target=("<=", 2500),
+            conditions=h_cond,
+        ),
+        f(
+            "history_older_page",
+            "page: one older page loaded on scroll-up",
+            history["older_page_ms"],
+            "ms",
+            target=("<=", 1000),
+            conditions=h_cond,
+        ),
+        f(
+            "history_heap",
+            f"page: JS heap with a {n} open",
+            history["heap_mb"],
+            "MiB",
+            target=("<=", 100),
+            conditions=h_cond,
+        ),
+    ]
+
+
+def main() -> int:
+    quick = c.is_quick()
+    tools, tokens, messages = (50, 1000, 200) if quick else (MAX_ITERATIONS - 1, 5000, 1000)
+    ensure_page_built()
+    root = Path(tempfile.mkdtemp(prefix="bench-page-"))
+    database = Database(fresh_database_url("sqlite", root, tag="bench_page"))
+    scripted_url, stop_scripted = serve_in_thread()
+    bridge = start_bridge(root / "bridge")
+    settings = Settings(
+        data_dir=root / "data",
+        skills_dir=root / "bridge" / "skills",
+        bridge_url=bridge.url,
+        bridge_secret=bridge.secret,
+        start_bridge=False,
+        start_scripted_llm=False,
+        run_rate_per_minute=0,
+    )
+    url, stop_app = serve_app(create_app(settings, database=database))
+    stack = E2EStack(url, database, scripted_url)
+    try:
+        stack.register_model()
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            context = browser.new_context(base_url=url, viewport={"width": 1280, "height": 800})
+            page = context.new_page()
+            cdp = context.new_cdp_session(page)
+            cdp.send("Performance.enable")
+            print(f"streaming {tools} tool calls and {tokens} tokens…", flush=True)
+            stream = measure_stream(page, cdp, stack, tools, tokens)
+            print(f"opening a session of {messages} messages…", flush=True)
+            history = measure_history(page, cdp, stack, messages)
+            browser.close()
+    finally:
+        stack.close()
+        stop_app()
+        bridge.stop()
+        stop_scripted()
+        database.dispose()
+    c.write_result("page", figures(stream, history, tools, tokens), stream=stream, history=history)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
