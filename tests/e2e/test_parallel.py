@@ -88,12 +88,12 @@ def test_two_sessions_stream_in_parallel_while_switching(page: Page, e2e_stack: 
     a = e2e_stack.new_session("parallel A")
     b = e2e_stack.new_session("parallel B")
     open_chat(page, a)
-    send(page, "#delay 80\n#tokens 70")
+    send(page, "#delay 100\n#tokens 80")
     expect(tid(last_assistant(page), "answer")).to_contain_text("t3 ")
 
     open_row(page, b)
     expect(tid(page, "assistant-message")).to_have_count(0)
-    send(page, "#delay 80\n#tokens 50")
+    send(page, "#delay 100\n#tokens 50")
     expect(tid(last_assistant(page), "answer")).to_contain_text("t2 ")
     for sid in (a, b):
         expect(session_row(page, sid)).to_have_attribute("data-running", "true")
@@ -105,7 +105,7 @@ def test_two_sessions_stream_in_parallel_while_switching(page: Page, e2e_stack: 
     shown = tid(reply_a, "answer").inner_text()
     assert len(shown.split()) > 3, shown  # what arrived while B was in view is there
     wait_finished(reply_a, "SUCCESS")
-    expect(tid(reply_a, "answer")).to_have_text(tokens(70))
+    expect(tid(reply_a, "answer")).to_have_text(tokens(80))
 
     open_row(page, b)
     reply_b = last_assistant(page)
@@ -114,12 +114,12 @@ def test_two_sessions_stream_in_parallel_while_switching(page: Page, e2e_stack: 
     assert tokens(50).startswith(seen_in_b.strip())
     for sid in (a, b):
         expect(session_row(page, sid)).to_have_attribute("data-running", "false")
-    assert e2e_stack.session(a)["messages"][-1]["content"] == tokens(70)
+    assert e2e_stack.session(a)["messages"][-1]["content"] == tokens(80)
 
 
 def test_reload_mid_run_resumes_without_duplicates(page: Page) -> None:
     open_chat(page)
-    send(page, "#delay 80\n#tokens 60")
+    send(page, "#delay 100\n#tokens 80")
     session_id = current_session_id(page)
     expect(tid(last_assistant(page), "answer")).to_contain_text("t5 ")
     page.reload()
@@ -127,9 +127,9 @@ def test_reload_mid_run_resumes_without_duplicates(page: Page) -> None:
     expect(reply).to_have_attribute("data-status", "RUNNING")
     expect(tid(page, "stop-button")).to_be_visible()
     expect(tid(reply, "thinking-panel")).to_have_attribute("data-state", "running")
-    expect(tid(reply, "answer")).to_contain_text("t30 ")  # still streaming after the reload
+    expect(tid(reply, "answer")).to_contain_text("t40 ")  # still streaming after the reload
     wait_finished(reply, "SUCCESS")
-    expect(tid(reply, "answer")).to_have_text(tokens(60))
+    expect(tid(reply, "answer")).to_have_text(tokens(80))
     assert page.url.endswith(f"/chat/{session_id}")
 
 
@@ -160,7 +160,7 @@ def test_second_tab_cannot_send_into_a_session_running_in_the_first(
     first, second = context.new_page(), context.new_page()
     open_chat(first, session_id)
     open_chat(second, session_id)
-    send(first, "#delay 80\n#tokens 40")
+    send(first, "#delay 100\n#tokens 60")
     expect(tid(last_assistant(first), "answer")).to_contain_text("t2 ")
 
     send(second, "#say from the second tab")
@@ -170,7 +170,7 @@ def test_second_tab_cannot_send_into_a_session_running_in_the_first(
     expect(tid(second, "stop-button")).to_be_visible()
     wait_finished(last_assistant(first), "SUCCESS")
     wait_finished(reply, "SUCCESS")
-    expect(tid(reply, "answer")).to_have_text(tokens(40))
+    expect(tid(reply, "answer")).to_have_text(tokens(60))
     assert len(e2e_stack.session(session_id)["messages"]) == 2
 
     send(second, "#say from the second tab")  # the run is over: the lock is free again
