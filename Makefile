@@ -50,8 +50,11 @@ typecheck: $(STAMP)
 frontend-test: $(FRONT_STAMP)
 	cd frontend && npm test --silent
 
+# Browser tests run in their own pytest process: Playwright's sync API leaves an event loop
+# running in the worker, which the asyncio tests of the same worker would trip over.
 pytest: setup services browser
-	$(BIN)/pytest -q -n 2 --dist loadfile
+	$(BIN)/pytest -q -n 2 --dist loadfile -m "not e2e"
+	$(BIN)/pytest -q -n 2 --dist loadfile -m e2e
 
 test: setup services browser lint typecheck frontend-test pytest
 
