@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from agentchat.bridge.client import BridgeClient, BridgeUnavailable
-from tests.bridge.conftest import BridgeProcess, start_bridge
 from tests.bridge.support import chat_history, run_turn
+from tests.support.servers import BridgeProcess, start_bridge
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -20,10 +20,9 @@ SECRET = "s3cret-for-tests"
 def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
     env = {
         "AGENTCHAT_BRIDGE_POOL_SIZE": "2",
-        "AGENTCHAT_BRIDGE_SECRET": SECRET,
         "AGENTCHAT_BRIDGE_CLARIFY_TIMEOUT_S": "1.5",
     }
-    process = start_bridge(tmp_path_factory.mktemp("small-bridge"), env)
+    process = start_bridge(tmp_path_factory.mktemp("small-bridge"), secret=SECRET, **env)
     yield process
     process.stop()
 

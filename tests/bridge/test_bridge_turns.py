@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from agentchat.bridge.client import BridgeClient, BridgeUnavailable
-from tests.bridge.conftest import BridgeProcess, free_port, start_bridge
+from agentchat.core.local_stack import free_port
 from tests.bridge.support import Event, Turn, chat_history, model, run_turn
+from tests.support.servers import BridgeProcess, start_bridge
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -30,7 +31,7 @@ def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
     skill = root / "skills" / "demo-skill"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text(SKILL_MD, encoding="utf-8")
-    process = start_bridge(root)
+    process = start_bridge(root, secret=None)
     yield process
     process.stop()
 

@@ -24,7 +24,7 @@ BRIDGE_START_TIMEOUT_S = 120.0
 @dataclass
 class BridgeProcess:
     url: str
-    secret: str
+    secret: str | None
     home: Path
     process: subprocess.Popen[bytes]
     log_path: Path
@@ -43,17 +43,20 @@ class BridgeProcess:
         self.process.wait(timeout=10)
 
 
-def start_bridge(root: Path, port: int | None = None, **env: str) -> BridgeProcess:
-    """`agentchat bridge` on a free loopback port with a shared secret, healthy on return."""
+def start_bridge(
+    root: Path, port: int | None = None, *, secret: str | None = "auto", **env: str
+) -> BridgeProcess:
+    """`agentchat bridge` on a free loopback port, healthy on return. `secret`: "auto" for a
+    random shared secret, None for none, or the secret to use."""
     root.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
-    secret = secrets.token_urlsafe(16)
+    secret = secrets.token_urlsafe(16) if secret == "auto" else secret
     home, log_path = root / "hermes-home", root / f"bridge-{port}.out"
     full_env = {
         **os.environ,
         "PYTHONUNBUFFERED": "1",
-        "AGENTCHAT_BRIDGE_SECRET": secret,
         "AGENTCHAT_SKILLS_DIR": str(root / "skills"),
+        **({"AGENTCHAT_BRIDGE_SECRET": secret} if secret else {}),
         **env,
     }
     command = [sys.executable, "-m", "agentchat.cli", "bridge", "--port", str(port)]
