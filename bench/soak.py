@@ -189,9 +189,8 @@ async def chaos(
         old = bridge_box[0]
         old.kill()
         port = urlsplit(old.url).port
-        env = {"AGENTCHAT_BRIDGE_SECRET": old.secret}
         bridge_box[0] = await asyncio.to_thread(
-            start_bridge, root / f"bridge-{t.bridge_restarts + 1}", port, **env
+            start_bridge, root / f"bridge-{t.bridge_restarts + 1}", port, secret=old.secret
         )
         t.bridge_restarts += 1
 

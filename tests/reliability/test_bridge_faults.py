@@ -54,7 +54,7 @@ def test_a_killed_bridge_fails_the_run_and_a_restarted_one_takes_new_runs(
 
         port = urlsplit(bridge.url).port
         assert port is not None
-        revived = start_bridge(tmp_path / "b2", port, AGENTCHAT_BRIDGE_SECRET=bridge.secret)
+        revived = start_bridge(tmp_path / "b2", port, secret=bridge.secret)
         _, again = stack.ask(session_id, "#say back again")
         assert again[-1].event == "workflow_complete", again[-1]
         # The failed turns stay on the branch, so the model may see their words too.
