@@ -18,6 +18,9 @@ from agentchat.events.bus import EventBus
 from agentchat.events.model import RunEvent, StreamInterrupted, UnknownRun, dump_json, encode_sse
 
 PING_S = 15.0
+# Events a connection may hold for a client that does not read: past this the stream ends
+# with `stream_interrupted` and the client resumes with Last-Event-ID.
+MAX_BUFFERED = 10_000
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 
 Encoder = Callable[[str, RunEvent], bytes]
@@ -54,6 +57,9 @@ async def _pump(bus: EventBus, run_id: str, last_id: int, gather: _Gather, encod
     try:
         count = 0
         async for event in bus.subscribe(run_id, last_id):
+            if len(gather.chunks) >= MAX_BUFFERED:
+                gather.put(sse_message("stream_interrupted", {"runId": run_id}))
+                return
             gather.put(encode(run_id, event))
             count += 1
             if count % 200 == 0:
