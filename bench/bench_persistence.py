@@ -117,12 +117,17 @@ def core_batches(db: Database, count: int) -> float:
 
 def table_bytes(db: Database, table: str) -> int:
     """Bytes the table (with its indexes) takes; SQLite: the whole file."""
-    with db.engine.connect() as conn:
-        if db.dialect == "sqlite":
-            conn.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
-            pages = conn.execute(text("PRAGMA page_count")).scalar_one()
-            size = conn.execute(text("PRAGMA page_size")).scalar_one()
+    if db.dialect == "sqlite":  # outside a transaction: a checkpoint cannot run inside one
+        raw = db.engine.raw_connection()
+        try:
+            cur = raw.cursor()
+            cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            pages = cur.execute("PRAGMA page_count").fetchone()[0]
+            size = cur.execute("PRAGMA page_size").fetchone()[0]
             return int(pages) * int(size)
+        finally:
+            raw.close()
+    with db.engine.connect() as conn:
         if db.dialect == "postgresql":
             conn.execute(text("COMMIT"))
             return int(conn.execute(text(f"SELECT pg_total_relation_size('{table}')")).scalar_one())

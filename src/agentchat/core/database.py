@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,7 +34,7 @@ class Base(DeclarativeBase):
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
-    # The driver's own deferred BEGIN is turned off: see _sqlite_begin.
+    # The driver's own deferred BEGIN is turned off: see SqliteWriteLock.
     dbapi_conn.isolation_level = None
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
@@ -43,11 +44,44 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
-def _sqlite_begin(conn: Any) -> None:
-    """Take the write lock at the start of every transaction. A deferred transaction that
-    reads and then writes cannot wait for a concurrent writer (SQLite answers "database is
-    locked" at once); an IMMEDIATE one waits up to busy_timeout instead."""
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
+class SqliteWriteLock:
+    """One write transaction at a time per process, queued on a lock instead of SQLite's busy
+    polling: with many request threads the polling starves some of them past busy_timeout.
+    Every transaction begins IMMEDIATE (a deferred one that reads then writes cannot wait
+    for a writer at all: SQLite answers "database is locked" at once)."""
+
+    HELD = "agentchat_write_lock"
+    TIMEOUT_S = 30.0
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # released by whichever thread ends the transaction
+
+    def begin(self, conn: Any) -> None:
+        if not self._lock.acquire(timeout=self.TIMEOUT_S):
+            raise TimeoutError("the database is busy; try again")
+        conn.info[self.HELD] = True
+        try:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        except BaseException:
+            self.end(conn)
+            raise
+
+    def end(self, conn: Any, *_: Any) -> None:
+        if conn.info.pop(self.HELD, False):
+            self._lock.release()
+
+    def install(self, engine: Engine) -> None:
+        event.listen(engine, "begin", self.begin)
+        event.listen(engine, "commit", self.end)
+        event.listen(engine, "rollback", self.end)
+        event.listen(engine.pool, "reset", self._on_reset)
+        event.listen(engine.pool, "invalidate", self._on_invalidate)
+
+    def _on_reset(self, _dbapi: Any, record: Any, _state: Any) -> None:
+        self.end(record)
+
+    def _on_invalidate(self, _dbapi: Any, record: Any, _exc: Any) -> None:
+        self.end(record)
 
 
 def _mysql_recursion(dbapi_conn: Any, _record: Any) -> None:
@@ -70,7 +104,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             url, connect_args={"check_same_thread": False, "timeout": 10}, **kwargs
         )
         event.listen(engine, "connect", _sqlite_pragmas)
-        event.listen(engine, "begin", _sqlite_begin)
+        SqliteWriteLock().install(engine)
         return engine
     if url.startswith("mysql") or url.startswith("mariadb"):
         kwargs.setdefault("pool_recycle", 3600)
