@@ -30,6 +30,7 @@ from sqlalchemy import insert, text  # noqa: E402
 
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession  # noqa: E402
 from agentchat.core.database import Database  # noqa: E402
+from agentchat.runs.history import compact_turn  # noqa: E402
 from agentchat.runs.log_writer import LogWriter  # noqa: E402
 from bench import common as c  # noqa: E402
 
@@ -171,8 +172,9 @@ def message_rows(session_id: int, count: int) -> list[dict[str, Any]]:
                 {"role": "user", "content": rows[-1]["content"]},
                 {"role": "assistant", "content": content},
             ]
+            stored = compact_turn(turn, rows[-1]["content"], content)  # as runs/service.py does
             row |= {
-                "agent_messages": json.dumps(turn, ensure_ascii=False),
+                "agent_messages": json.dumps(stored, ensure_ascii=False),
                 "usage_json": json.dumps(usage),
                 "completed_at": T0,
             }
