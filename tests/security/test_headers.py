@@ -103,3 +103,18 @@ async def test_the_real_page_has_one_csp_and_every_header(client: httpx.AsyncCli
         assert response.headers["content-type"].startswith("text/html")
         assert_base_headers(response)
         assert response.headers.get_list("content-security-policy") == [CONTENT_SECURITY_POLICY]
+
+
+async def test_an_unexpected_error_is_json_with_the_security_headers(app: FastAPI) -> None:
+    @app.get("/api/test-boom")
+    def boom() -> None:
+        raise RuntimeError("boom")
+
+    app.router.routes.insert(0, app.router.routes.pop())  # before the page's catch-all
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+        response = await c.get("/api/test-boom")
+    assert response.status_code == 500
+    assert response.json()["error"]["code"] == "internal"
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["x-frame-options"] == "DENY"

@@ -11,6 +11,7 @@ from sqlalchemy.exc import DataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agentchat.core.errors import AppError
+from agentchat.core.headers import with_security_headers
 
 log = logging.getLogger(__name__)
 
@@ -65,4 +66,8 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error", exc_info=exc)
         body = {"error": {"code": "internal", "message": "internal server error"}}
-        return JSONResponse(body, status_code=500)
+        # Rendered outside every middleware (Starlette's ServerErrorMiddleware), so the
+        # security headers are added here.
+        response = JSONResponse(body, status_code=500)
+        response.raw_headers = with_security_headers(response.raw_headers)
+        return response
