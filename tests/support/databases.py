@@ -22,7 +22,9 @@ DIALECTS = ("sqlite", "postgresql", "mariadb")
 
 
 def worker_tag() -> str:
-    return os.environ.get("PYTEST_XDIST_WORKER", "main").replace("-", "_")
+    """Schema name part: AGENTCHAT_TEST_NS keeps parallel checkouts off each other's schemas."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    return (os.environ.get("AGENTCHAT_TEST_NS", "") + worker).replace("-", "_")
 
 
 def fresh_database_url(dialect: str, tmp_dir: Path, tag: str | None = None) -> str:
