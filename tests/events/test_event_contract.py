@@ -173,3 +173,8 @@ def test_the_parser_joins_data_lines_and_keeps_a_message_cut_at_the_end() -> Non
         ("x", "{\n}", None),
         ("message", "[DONE]", None),
     ]
+
+
+@pytest.mark.parametrize(("event", "body"), NODES, ids=[b["kind"] for _, b in NODES])
+def test_page_body_is_for_run_without_the_copy(event: c.NodeBase, body: dict[str, object]) -> None:
+    assert event.page_body("r") == event.for_run("r").wire()

@@ -307,7 +307,7 @@ class RunService:
         if isinstance(event, ContextCompacted):
             await self._on_compacted(run, event.summary)
             return
-        data = event.for_run(run.run_id).wire()
+        data = event.page_body(run.run_id)
         if isinstance(event, AnswerDelta):
             run.answer.append(event.content)
         else:
