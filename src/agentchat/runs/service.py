@@ -301,21 +301,20 @@ class RunService:
 
     async def _on_event(self, run: ActiveRun, event: NodeEvent | ContextCompacted) -> None:
         run.events_seen += 1
-        if run.secret:
-            secret = run.secret
-            event = event.rewritten(lambda body: redact_value(body, secret))
         if isinstance(event, ContextCompacted):
-            await self._on_compacted(run, event.summary)
+            summary = redact(event.summary, run.secret) if run.secret else event.summary
+            await self._on_compacted(run, summary)
             return
         data = event.page_body(run.run_id)
+        if run.secret:
+            data = redact_value(data, run.secret)
+        content = data["content"]
         if isinstance(event, AnswerDelta):
-            run.answer.append(event.content)
+            run.answer.append(content)
         else:
-            meta = data.get("meta")
-            tool_name = data.get("toolName")
-            self.log_writer.append(
-                run.plan.message_id, run.seq, event.kind, event.content, tool_name, meta
-            )
+            tool_name, meta = data.get("toolName"), data.get("meta")
+            message_id = run.plan.message_id
+            self.log_writer.append(message_id, run.seq, event.kind, content, tool_name, meta)
             run.seq += 1
             if isinstance(event, ClarifyRequest):
                 await self._record_clarify(run, data["meta"])
