@@ -14,8 +14,8 @@ from sqlalchemy import create_engine, text
 
 from agentchat.migrations import upgrade
 from agentchat.migrations.on_start import head_revisions, migration_lock
-from tests.reliability.serve_process import Served, spawn_serve
 from tests.support.databases import MY_SERVER, PG_SERVER, fresh_database_url, worker_tag
+from tests.support.serve_process import Served, spawn_serve
 
 SERVERS = ("postgresql", "mariadb")
 PROCESSES = 3

@@ -70,9 +70,12 @@ def spawn_serve(
     env: dict[str, str] | None = None,
     url: str | None = None,
     command: list[str] | None = None,
+    inherit: bool = True,
 ) -> Served:
     """Start `agentchat serve ARGS` (not waiting). Without `--port` in ARGS or AGENTCHAT_PORT
-    in `env`, a free port is added as a flag. `url`: where it will answer, when not there."""
+    in `env`, a free port is added as a flag. `url`: where it will answer, when not there.
+    `command`: the `agentchat` to run; `inherit=False`: only HOME and `env` (an operator's
+    shell, not this test's: no PYTHONPATH, no virtual environment)."""
     log_dir.mkdir(parents=True, exist_ok=True)
     env = {**QUIET_ENV, **(env or {})}
     args_list = list(args)
@@ -82,7 +85,11 @@ def spawn_serve(
         port = args_list[args_list.index("--port") + 1] if "--port" in args_list else None
         url = f"http://127.0.0.1:{port or env['AGENTCHAT_PORT']}"
     log_path = log_dir / f"serve-{url.rsplit(':', 1)[1]}.out"
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCHAT_")}
+    full_env = (
+        {k: v for k, v in os.environ.items() if not k.startswith("AGENTCHAT_")}
+        if inherit
+        else {"HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8"}
+    )
     full_env.update(PYTHONUNBUFFERED="1", **env)
     base = command or [sys.executable, "-m", "agentchat.cli"]
     with log_path.open("ab") as out:
