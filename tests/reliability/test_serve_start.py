@@ -12,6 +12,7 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
+from agentchat.core.local_stack import free_port
 from agentchat.migrations import upgrade
 from agentchat.migrations.on_start import head_revisions, migration_lock
 from tests.support.databases import MY_SERVER, PG_SERVER, fresh_database_url, worker_tag
@@ -153,3 +154,21 @@ def test_a_schema_newer_than_the_code_is_refused_in_one_line(
     assert served[0].wait_exit() == 2
     lines = served[0].log().strip().splitlines()
     assert len(lines) == 1 and "newer than this agentchat" in lines[0], lines
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql+psycopg://agentchat:hidden-pw@127.0.0.1:{port}/test",
+        "mysql+pymysql://root@127.0.0.1:{port}/test",
+    ],
+    ids=SERVERS,
+)
+def test_a_database_that_cannot_be_reached_is_refused_in_one_line(
+    tmp_path: Path, served: list[Served], url: str
+) -> None:
+    served.append(spawn_serve(tmp_path, "--database-url", url.format(port=free_port())))
+    assert served[0].wait_exit() == 2
+    lines = served[0].log().strip().splitlines()
+    assert len(lines) == 1 and "cannot reach the database" in lines[0], lines
+    assert "hidden-pw" not in lines[0]

@@ -16,7 +16,7 @@ from pathlib import Path
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 from agentchat.migrations import alembic_config, upgrade
 
@@ -44,6 +44,7 @@ def prepare_schema(url: str, *, migrate: bool, say: Say = print) -> None:
     it is. Raises SchemaProblem when it cannot be used; `say` reports what was done."""
     engine = create_engine(url)
     try:
+        _reachable(engine)
         if not migrate:
             _check(engine, migrate=False)
             return
@@ -53,6 +54,16 @@ def prepare_schema(url: str, *, migrate: bool, say: Say = print) -> None:
                 say(f"database migrated to {', '.join(sorted(head_revisions()))}")
     finally:
         engine.dispose()
+
+
+def _reachable(engine: Engine) -> None:
+    try:
+        with engine.connect():
+            pass
+    except DBAPIError as exc:
+        where = engine.url.render_as_string(hide_password=True)
+        reason = " ".join(str(exc.orig).split())  # psycopg's message spans lines
+        raise SchemaProblem(f"cannot reach the database {where}: {reason}") from exc
 
 
 def _check(engine: Engine, *, migrate: bool) -> bool:
