@@ -82,6 +82,7 @@ def _callbacks(slot: AgentSlot) -> dict[str, Any]:
         "tool_complete_callback": bind("on_tool_complete"),
         "clarify_callback": bind("on_clarify"),
         "event_callback": bind("on_event"),
+        "interim_assistant_callback": bind("on_interim"),
     }
 
 
@@ -127,7 +128,32 @@ def build_agent(
     slot.agent.suppress_status_output = True
     _capture_compressions(slot)
     set_context_length(slot, spec)
+    refresh_memory(slot)
     return slot
+
+
+def refresh_memory(slot: AgentSlot) -> bool:
+    """Reload MEMORY.md/USER.md into the agent's prompt when they changed since it last loaded
+    them (a write by the memory tool of any chat, or by the drawer). True when reloaded."""
+    from agent.system_prompt import invalidate_system_prompt
+    from tools.memory_tool import get_memory_dir
+
+    directory = get_memory_dir()
+    stamp = tuple(_stat(directory / name) for name in ("MEMORY.md", "USER.md"))
+    previous = slot.extra.get("memory_stamp")
+    slot.extra["memory_stamp"] = stamp
+    if previous is None or previous == stamp:
+        return False
+    invalidate_system_prompt(slot.agent)
+    return True
+
+
+def _stat(path: Path) -> tuple[int, int]:
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return (0, -1)
+    return (info.st_mtime_ns, info.st_size)
 
 
 def set_context_length(slot: AgentSlot, spec: ModelSpec) -> None:

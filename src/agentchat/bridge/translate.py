@@ -30,6 +30,7 @@ from agentchat.events.contract import (
     ClarifyAnsweredMeta,
     ClarifyRequest,
     ContextCompacted,
+    Interim,
     Pause,
     Status,
     Thinking,
@@ -73,6 +74,7 @@ class TurnTranslator:
         self._compressed: list[dict[str, Any]] | None = None
         self._tool_started: dict[str, float] = {}
         self.compacted = False
+        self.thought = False
 
     # ── outputs ────────────────────────────────────────────────────────────
     @property
@@ -101,7 +103,16 @@ class TurnTranslator:
 
     def on_reasoning(self, text: str) -> None:
         if text:
+            self.thought = True
             self._emit(Thinking(content=text))
+
+    def on_interim(self, text: str) -> None:
+        """Text written before tool calls: it is not part of the answer that follows."""
+        if not text:
+            return
+        with self._lock:
+            self._answer.clear()
+        self._emit(Interim(content=text))
 
     def on_stream_delta(self, text: str | None) -> None:
         if not text:

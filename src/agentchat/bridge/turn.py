@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agentchat.bridge import hermes_api
+from agentchat.bridge import continuations, hermes_api
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.pool import AgentPool, pool_key
 from agentchat.bridge.runs import RunHandle
@@ -125,6 +125,7 @@ class TurnRunner:
         agent = slot.agent
         agent.clear_interrupt()
         agent.max_iterations = request.max_iterations
+        hermes_api.refresh_memory(slot)
         if slot.system_prompt != (request.system_prompt or None):
             agent._cached_system_prompt = None
             slot.system_prompt = request.system_prompt or None
@@ -145,19 +146,27 @@ class TurnRunner:
         before: dict[str, int],
         slot: AgentSlot,
     ) -> RunEnd:
+        reasoning = str(result.get("last_reasoning") or "").strip()
+        if reasoning and not translator.thought:
+            translator.on_reasoning(reasoning)  # inline <think> that no callback reported
         raw = list(result.get("messages") or [])
         compacted = translator.compacted or any(m.get("_compressed_summary") for m in raw)
         if compacted and not translator.compacted:
             translator.announce_compaction(raw)
         picked = raw if compacted else new_messages(request.history, raw)
+        kept, folded = continuations.fold([clean_message(m) for m in picked])
+        final_text = str(result.get("final_response") or "")
+        if folded and final_text:
+            final_text = continuations.answer_of(kept)
         usage = _usage_delta(before, _usage_snapshot(slot.agent))
+        usage["apiCalls"] += folded  # hermes does not count an attempt cut off mid-stream
         usage["contextTokens"] = int(result.get("last_prompt_tokens") or 0)
         usage["contextLength"] = int(slot.agent.context_compressor.context_length or 0)
         end = RunEnd(
             status="success",
-            final_text=str(result.get("final_response") or ""),
+            final_text=final_text,
             usage=usage,
-            messages=[clean_message(m) for m in picked],
+            messages=kept,
             compacted=compacted,
         )
         if handle.aborted or result.get("interrupted"):

@@ -107,6 +107,13 @@ class AnswerDelta(NodeBase):
     kind: Literal["answer_delta"] = "answer_delta"
 
 
+class Interim(NodeBase):
+    """Text the model wrote before its tool calls (it streamed as answer_delta): it belongs
+    here, between the calls, not in the answer."""
+
+    kind: Literal["interim"] = "interim"
+
+
 class ToolCall(NodeBase):
     kind: Literal["tool_call"] = "tool_call"
     tool_name: str
@@ -142,6 +149,7 @@ NodeEvent: TypeAlias = Annotated[
     Thinking
     | Status
     | AnswerDelta
+    | Interim
     | ToolCall
     | ToolResult
     | TodoUpdate
@@ -153,6 +161,7 @@ NodeKind = Literal[
     "thinking",
     "status",
     "answer_delta",
+    "interim",
     "tool_call",
     "tool_result",
     "todo_update",

@@ -23,7 +23,9 @@ from agentchat.scripted_llm.script import (
 
 Channel = Literal["content", "reasoning"]
 _WORDS = re.compile(r"\s*\S+\s*$|\s*\S+", re.DOTALL)
-_VISIBLE = frozenset({"say", "tokens", "echo-tool-result", "echo-context"})
+_VISIBLE = frozenset(
+    {"say", "tokens", "echo-tool-result", "echo-context", "think-inline", "system-contains"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +46,12 @@ class Pause:
     seconds: float
 
 
-Event = Text | ToolCall | Pause
+@dataclass(frozen=True, slots=True)
+class Stall:
+    """The stream breaks here: no finish_reason, no usage, no [DONE]."""
+
+
+Event = Text | ToolCall | Pause | Stall
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +103,10 @@ def _play(step: Step, conversation: Conversation) -> Iterator[Event]:
             delay = to_int(arg) / 1000
         elif name == "sleep":
             yield Pause(to_int(arg) / 1000)
+        elif name == "stall":
+            if not conversation.nudged:
+                yield Stall()
+                return
         elif name in TOOL_DIRECTIVES:
             yield from _paced(delay, [_tool_call(directive, conversation, calls)])
             calls += 1
@@ -128,6 +139,11 @@ def _pieces(directive: Directive, conversation: Conversation) -> Iterator[str] |
     name, arg = directive.name, directive.arg
     if name in ("say", "think"):
         return split_words(arg)
+    if name == "think-inline":
+        return iter((f"<think>{arg}</think>",))
+    if name == "system-contains":
+        found = "yes" if arg and arg in conversation.system_text else "no"
+        return iter((f"SYSTEM CONTAINS: {found}",))
     if name == "tokens":
         return (f"t{i}" if i == 1 else f" t{i}" for i in range(1, to_int(arg) + 1))
     if name == "echo-tool-result":

@@ -28,6 +28,9 @@ KNOWN = frozenset(
         "echo-context",
         "usage",
         "fail",
+        "stall",
+        "think-inline",
+        "system-contains",
     }
 )
 TOOL_DIRECTIVES = frozenset({"tool", "also", "todo", "clarify"})
@@ -69,6 +72,8 @@ class Conversation:
     latest_tool_result: str | None
     is_summary_request: bool
     message_count: int
+    nudged: bool = False  # hermes asked to continue a cut-off answer after the latest user
+    system_text: str = ""
 
 
 # --- messages ----------------------------------------------------------------------------
@@ -111,6 +116,8 @@ def read_conversation(messages: list[dict[str, Any]]) -> Conversation:
     summary = last_any_user is not None and message_text(last_any_user).lstrip().startswith(
         _SUMMARY_REQUESTS
     )
+    nudges = (m for m in after if m.get("role") == "user")
+    system = next((m for m in messages if m.get("role") == "system"), None)
     return Conversation(
         latest_user=latest,
         rounds=rounds,
@@ -118,6 +125,8 @@ def read_conversation(messages: list[dict[str, Any]]) -> Conversation:
         latest_tool_result=message_text(tools[-1]) if tools else None,
         is_summary_request=summary,
         message_count=len(messages),
+        nudged=any(message_text(m).lstrip().startswith("[System:") for m in nudges),
+        system_text=message_text(system) if system else "",
     )
 
 

@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
-from agentchat.scripted_llm.play import Pause, Reply, Text, plan_reply
+from agentchat.scripted_llm.play import Pause, Reply, Stall, Text, plan_reply
 from agentchat.scripted_llm.script import read_conversation
 from agentchat.scripted_llm.wire import (
     MODEL_ID,
@@ -78,6 +78,9 @@ async def _stream(reply: Reply, writer: ChunkWriter, prompt_tokens: int) -> Asyn
                 batch.clear()
             await asyncio.sleep(event.seconds)
             continue
+        if isinstance(event, Stall):
+            yield "".join(batch)
+            return
         produced += 1
         if isinstance(event, Text):
             batch.append(writer.text(event))
@@ -97,6 +100,8 @@ async def _complete(reply: Reply, model: str, prompt_tokens: int) -> dict[str, A
     for event in reply.events():
         if isinstance(event, Pause):
             await asyncio.sleep(event.seconds)
+        elif isinstance(event, Stall):
+            break
         else:
             builder.add(event)
             produced += 1

@@ -1,0 +1,93 @@
+"""Issue 15: what hermes does in a turn reaches the stored history and the page exactly."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from agentchat.bridge.client import BridgeClient
+from tests.bridge.support import run_turn
+from tests.support.servers import BridgeProcess, start_bridge
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
+    process = start_bridge(tmp_path_factory.mktemp("fidelity"), secret=None)
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+async def client(bridge: BridgeProcess) -> AsyncIterator[BridgeClient]:
+    async with BridgeClient(bridge.url) as c:
+        yield c
+
+
+async def test_a_stalled_stream_is_stored_once_without_the_nudge(
+    client: BridgeClient, scripted_model: str
+) -> None:
+    message = "#say Alpha bravo charlie delta\n#stall\n#say echo foxtrot"
+    turn = await run_turn(client, scripted_model, message, session="stall")
+
+    assert turn.result is not None and turn.result.status == "success", turn.result
+    answer = "Alpha bravo charlie delta\necho foxtrot"
+    assert turn.result.final_text == answer
+    messages = turn.result.messages
+    assert [m["role"] for m in messages] == ["user", "assistant"], messages
+    assert messages[-1]["content"] == answer
+    assert "[System:" not in str(messages)
+    assert turn.result.usage["apiCalls"] == 2
+
+
+async def test_text_before_a_tool_call_is_an_interim_event_in_order(
+    client: BridgeClient, scripted_model: str
+) -> None:
+    message = "#say Let me look that up.\n#tool skills_list {}\n#say Found them."
+    turn = await run_turn(client, scripted_model, message, session="interim")
+
+    assert turn.result is not None and turn.result.status == "success"
+    kinds = [k for k in turn.kinds() if k not in ("status", "answer_delta")]
+    assert kinds[:3] == ["interim", "tool_call", "tool_result"], turn.kinds()
+    assert turn.of("interim")[0].content == "Let me look that up."
+    assert turn.result.final_text == "Found them."
+    stored = turn.result.messages[1]
+    assert stored["content"] == "Let me look that up." and stored["tool_calls"]
+
+
+async def test_inline_think_feeds_the_thinking_panel(
+    client: BridgeClient, scripted_model: str
+) -> None:
+    message = "#think-inline weighing the options\n#say The answer."
+    turn = await run_turn(client, scripted_model, message, session="think")
+
+    assert turn.result is not None and turn.result.status == "success"
+    assert "".join(e.content for e in turn.of("thinking")) == "weighing the options"
+    assert turn.result.final_text == "The answer."
+    assert "<think>" not in turn.answer()
+
+
+async def test_a_memory_write_reaches_the_next_turn_of_every_open_chat(
+    client: BridgeClient, scripted_model: str
+) -> None:
+    for chat in ("mem-a", "mem-b"):  # both agents exist (pooled) before any write
+        turn = await run_turn(client, scripted_model, "#say hello", session=chat)
+        assert turn.result is not None and turn.result.status == "success"
+
+    await client.put_memory("mem-a", memory=["The drawer says: teal is the colour."])
+    seen = await run_turn(
+        client, scripted_model, "#system-contains teal is the colour", session="mem-b"
+    )
+    assert seen.result is not None and seen.result.final_text == "SYSTEM CONTAINS: yes"
+
+    add = '{"action": "add", "target": "memory", "content": "The tool says: tea at five."}'
+    wrote = await run_turn(
+        client, scripted_model, f"#tool memory {add}\n#say noted", session="mem-b"
+    )
+    assert wrote.result is not None and wrote.result.status == "success"
+    assert "tea at five" in (await client.get_memory("mem-a"))["memory"]["content"]
+    for chat in ("mem-a", "mem-b"):
+        seen = await run_turn(client, scripted_model, "#system-contains tea at five", session=chat)
+        assert seen.result is not None and seen.result.final_text == "SYSTEM CONTAINS: yes", chat
