@@ -13,9 +13,21 @@ from tests.support.servers import BridgeProcess, start_bridge
 pytestmark = pytest.mark.timeout(120)
 
 
+SKILL_MD = """---
+name: demo-skill
+description: A skill the app ships in its skills directory.
+---
+Always answer in haiku.
+"""
+
+
 @pytest.fixture(scope="module")
 def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    process = start_bridge(tmp_path_factory.mktemp("fidelity"), secret=None)
+    root = tmp_path_factory.mktemp("fidelity")
+    skill = root / "skills" / "demo-skill"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL_MD, encoding="utf-8")
+    process = start_bridge(root, secret=None)
     yield process
     process.stop()
 
@@ -91,3 +103,23 @@ async def test_a_memory_write_reaches_the_next_turn_of_every_open_chat(
     for chat in ("mem-a", "mem-b"):
         seen = await run_turn(client, scripted_model, "#system-contains tea at five", session=chat)
         assert seen.result is not None and seen.result.final_text == "SYSTEM CONTAINS: yes", chat
+
+
+async def test_a_chosen_skill_is_preloaded_into_the_turn(
+    client: BridgeClient, scripted_model: str
+) -> None:
+    ask = "#system-contains Always answer in haiku."
+    plain = await run_turn(client, scripted_model, ask, session="skill")
+    chosen = await run_turn(client, scripted_model, ask, session="skill", skills=["demo-skill"])
+
+    assert plain.result is not None and plain.result.final_text == "SYSTEM CONTAINS: no"
+    assert chosen.result is not None and chosen.result.final_text == "SYSTEM CONTAINS: yes"
+    assert not [e for e in chosen.events if e.kind == "tool_call"]
+
+
+async def test_an_unknown_skill_fails_the_turn_with_its_name(
+    client: BridgeClient, scripted_model: str
+) -> None:
+    turn = await run_turn(client, scripted_model, "#say hi", session="skill", skills=["nope"])
+    assert turn.result is not None and turn.result.status == "failed"
+    assert "nope" in (turn.result.error or "")

@@ -62,6 +62,16 @@ def summary_of(messages: list[dict[str, Any]]) -> str:
     return ""
 
 
+def preloaded_skills(names: list[str], task_id: str) -> str:
+    """hermes' own skill preloading: each skill's full text with its activation note."""
+    from agent.skill_commands import build_preloaded_skills_prompt
+
+    prompt, _loaded, missing = build_preloaded_skills_prompt(names, task_id=task_id)
+    if missing:
+        raise LookupError(f"unknown skill(s): {', '.join(missing)}")
+    return str(prompt or "")
+
+
 def set_task_cwd(task_id: str, cwd: Path) -> None:
     from tools.terminal_tool import register_task_env_overrides
 

@@ -31,6 +31,8 @@ class RunRequest(CamelModel):
     max_iterations: int = Field(default=30, ge=1, le=500)
     toolsets: list[str] | None = None
     working_dir: str | None = None
+    # Skills (names or folder names) loaded into this turn's system prompt by hermes itself.
+    skills: list[str] = Field(default_factory=list, max_length=20)
 
 
 class ClarifyAnswer(CamelModel):

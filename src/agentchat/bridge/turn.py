@@ -87,7 +87,7 @@ class TurnRunner:
             before = _usage_snapshot(slot.agent)
             result = slot.agent.run_conversation(
                 request.user_message,
-                system_message=request.system_prompt or None,
+                system_message=slot.system_prompt,
                 conversation_history=[dict(m) for m in request.history],
                 task_id=task_id,
             )
@@ -126,13 +126,19 @@ class TurnRunner:
         agent.clear_interrupt()
         agent.max_iterations = request.max_iterations
         hermes_api.refresh_memory(slot)
-        if slot.system_prompt != (request.system_prompt or None):
-            agent._cached_system_prompt = None
-            slot.system_prompt = request.system_prompt or None
         task_id = f"agentchat-{_SAFE_NAME.sub('_', request.session_id)}"
+        prompt = self._system_prompt(request, task_id)
+        if slot.system_prompt != prompt:
+            agent._cached_system_prompt = None
+            slot.system_prompt = prompt
         cwd = Path(request.working_dir) if request.working_dir else self._workspace(request)
         hermes_api.set_task_cwd(task_id, cwd)
         return task_id
+
+    def _system_prompt(self, request: RunRequest, task_id: str) -> str | None:
+        skills = hermes_api.preloaded_skills(request.skills, task_id) if request.skills else ""
+        parts = (request.system_prompt or "", skills)
+        return "\n\n".join(p for p in parts if p) or None
 
     def _workspace(self, request: RunRequest) -> Path:
         return self._settings.home / "workspaces" / _SAFE_NAME.sub("_", request.session_id)
