@@ -1,7 +1,8 @@
 """Full-text search over message content: each database's own full-text feature
 
 SQLite: an FTS5 table over chat_message.content (external content: the text is not stored
-twice) kept in step by triggers. PostgreSQL: a GIN index on the `simple` tsvector of the
+twice; detail=none: no word positions, which prefix-AND queries do not need, about a third of
+the index size) kept in step by triggers. PostgreSQL: a GIN index on the `simple` tsvector of the
 content (its first 100,000 characters: a tsvector is limited to 1 MB). MariaDB/MySQL: a
 FULLTEXT index, built without the stopword list so that words such as "about" are found.
 The query side is `agentchat.chat.search`, which must use the same expressions.
@@ -20,7 +21,7 @@ depends_on = None
 
 SQLITE_UP = [
     "CREATE VIRTUAL TABLE chat_message_fts USING fts5(content, content='chat_message', "
-    "content_rowid='id', tokenize='unicode61 remove_diacritics 2')",
+    "content_rowid='id', tokenize='unicode61 remove_diacritics 2', detail=none)",
     "INSERT INTO chat_message_fts(chat_message_fts) VALUES ('rebuild')",
     "CREATE TRIGGER chat_message_fts_ai AFTER INSERT ON chat_message BEGIN "
     "INSERT INTO chat_message_fts(rowid, content) VALUES (new.id, new.content); END",
