@@ -43,7 +43,7 @@ def test_recent_tools_tab_lists_tool_calls_across_turns(page: Page, screenshots:
     page.set_viewport_size({"width": 390, "height": 844})
     for name in ("long", "short", "history", "stats"):
         box = page.locator(f'.n-tabs-tab[data-name="{name}"]').bounding_box()
-        assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= 390, name
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, name
     page.screenshot(path=str(screenshots / "memory-recent-tools-390.png"))
 
 
