@@ -53,7 +53,7 @@ Step = Thinking | ToolCall | Clarify | Todos
 def agent_steps(logs: Iterable[LogPublic]) -> list[Step]:
     """The log as steps, in order: consecutive thinking deltas joined (status words between
     them do not split a step), every result folded into its call, a clarify with its answer,
-    todo lists as their latest state only when the next step is not another todo update."""
+    back-to-back todo updates collapsed to the latest list."""
     steps: list[Step] = []
     calls: dict[str, ToolCall] = {}
     for log in logs:
