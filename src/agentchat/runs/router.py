@@ -159,6 +159,17 @@ async def put_memory(session_id: int, body: MemoryUpdate, runs: Runs) -> dict[st
     return await runs.put_memory(session_id, body.memory, body.user)
 
 
+@router.get("/api/memory", operation_id="getAgentMemory")
+async def get_agent_memory(runs: Runs) -> dict[str, Any]:
+    """The agent's memory, shared by every chat (the per-chat paths read the same files)."""
+    return await runs.agent_memory()
+
+
+@router.put("/api/memory", operation_id="putAgentMemory")
+async def put_agent_memory(body: MemoryUpdate, runs: Runs) -> dict[str, Any]:
+    return await runs.put_agent_memory(body.memory, body.user)
+
+
 @router.get("/api/chat/sessions/{session_id}/stats", operation_id="sessionStats")
 def session_stats(session_id: int, db: DbSession) -> SessionStats:
     return run_stats.session_stats(db, session_id)

@@ -33,6 +33,7 @@ from agentchat.events.contract import (
     AnswerDelta,
     ClarifyRequest,
     ContextCompacted,
+    Interim,
     NodeEvent,
     RunEnd,
     TerminalEvent,
@@ -90,11 +91,7 @@ def new_hermes_session() -> str:
     return f"chat-{uuid.uuid4()}"
 
 
-def skill_prompt(name: str) -> str:
-    return (
-        f'Use the skill "{name}" to complete the task: load it with the skill_view tool '
-        "and follow its instructions."
-    )
+AGENT_KEY = "agent"  # the bridge's memory is per home, not per session: any key reads it
 
 
 class RunService:
@@ -172,7 +169,7 @@ class RunService:
         store.ensure_can_start(db, session_id, self.settings.max_active_runs)
         model = resolve_model(db, body.model_id or chat.model_id, self.settings)
         skill_folder = body.skill_folder if body.skill_folder is not None else chat.skill_folder
-        prompt = skill_prompt(self.skills.get(skill_folder).name) if skill_folder else None
+        skills = [self.skills.get(skill_folder).name] if skill_folder else []
         fields = {"model_id": model.id, "skill_folder": skill_folder or None}
         if body.model_id is not None:
             chat.model_id = body.model_id
@@ -203,7 +200,7 @@ class RunService:
             model_id=model.id,
             skill_folder=skill_folder or None,
         )
-        request = self._bridge_request(plan, model, prompt, body.max_iterations)
+        request = self._bridge_request(plan, model, skills, body.max_iterations)
         return ActiveRun(plan=plan, request=request)
 
     def _create_regenerate(self, db: Session, message_id: int, run_id: str) -> ActiveRun:
@@ -222,13 +219,13 @@ class RunService:
         self,
         plan: store.RunPlan,
         model: ResolvedModel,
-        system_prompt: str | None,
+        skills: list[str],
         max_iterations: int | None,
     ) -> dict[str, Any]:
         return {
             "runId": plan.run_id,
             "sessionId": plan.hermes_session,
-            "systemPrompt": system_prompt,
+            "skills": skills,
             "userMessage": plan.user_text,
             "history": plan.history,
             "model": {
@@ -309,6 +306,8 @@ class RunService:
         if run.secret:
             data = redact_value(data, run.secret)
         content = data["content"]
+        if isinstance(event, Interim):  # it streamed as answer text: it was not the answer
+            run.answer.clear()
         if isinstance(event, AnswerDelta):
             run.answer.append(content)
         else:
@@ -580,20 +579,34 @@ class RunService:
         return ResetResult(hermes_session=new, divider_message_id=divider_id)
 
     async def memory(self, session_id: int) -> dict[str, Any]:
-        client = await self._session_bridge(session_id)
-        try:
-            return await client.get_memory(await self._hermes_session(session_id))
-        except BridgeUnavailable as exc:
-            raise BadGateway(f"The agent service could not read memory: {exc}") from exc
+        key = await self._hermes_session(session_id)
+        return await self._read_memory(self.bridges.client_for(key), key)
 
     async def put_memory(
         self, session_id: int, memory: str | None, user: str | None
     ) -> dict[str, Any]:
-        client = await self._session_bridge(session_id)
+        key = await self._hermes_session(session_id)
+        return await self._write_memory(self.bridges.client_for(key), key, memory, user)
+
+    async def agent_memory(self) -> dict[str, Any]:
+        """The agent's memory: one per bridge home, seen by every chat."""
+        return await self._read_memory(self.bridges.client_for(AGENT_KEY), AGENT_KEY)
+
+    async def put_agent_memory(self, memory: str | None, user: str | None) -> dict[str, Any]:
+        client = self.bridges.client_for(AGENT_KEY)
+        return await self._write_memory(client, AGENT_KEY, memory, user)
+
+    async def _read_memory(self, client: BridgeClient, key: str) -> dict[str, Any]:
         try:
-            return await client.put_memory(
-                await self._hermes_session(session_id), memory=memory, user=user
-            )
+            return await client.get_memory(key)
+        except BridgeUnavailable as exc:
+            raise BadGateway(f"The agent service could not read memory: {exc}") from exc
+
+    async def _write_memory(
+        self, client: BridgeClient, key: str, memory: str | None, user: str | None
+    ) -> dict[str, Any]:
+        try:
+            return await client.put_memory(key, memory=memory, user=user)
         except BridgeUnavailable as exc:
             if exc.status_code == 422:
                 raise Conflict(str(exc), code="memory_invalid") from exc
@@ -607,9 +620,6 @@ class RunService:
             return chat.hermes_session
 
         return await self._in_thread(read)
-
-    async def _session_bridge(self, session_id: int) -> BridgeClient:
-        return self.bridges.client_for(await self._hermes_session(session_id))
 
     # ---- lifecycle ----------------------------------------------------------------------
 

@@ -1,0 +1,89 @@
+"""Issue 15 through the API with the real hermes-agent: what the agent did is what is stored
+and shown (stall, interim text, memory, skills)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentchat.core.database import Database
+from tests.runs.conftest import Stack, make_stack
+from tests.support.servers import BridgeProcess
+
+SKILL_MD = """---
+name: haiku-skill
+description: Answers in haiku.
+---
+Always answer in haiku, five seven five.
+"""
+
+
+@pytest.fixture
+def stack(
+    tmp_path: Path, database: Database, bridge: BridgeProcess, scripted_url: str
+) -> Iterator[Stack]:
+    skills = bridge.home.parent / "skills"  # the directory the bridge gives hermes
+    (skills / "haiku-skill").mkdir(parents=True, exist_ok=True)
+    (skills / "haiku-skill" / "SKILL.md").write_text(SKILL_MD, encoding="utf-8")
+    value, close = make_stack(tmp_path, database, bridge, scripted_url, skills_dir=skills)
+    yield value
+    close()
+
+
+def _answer(stack: Stack, session_id: int) -> dict[str, object]:
+    messages = stack.get(f"/api/chat/sessions/{session_id}")["messages"]
+    answer: dict[str, object] = messages[-1]
+    assert answer["role"] == "ASSISTANT"
+    return answer
+
+
+def test_a_stalled_answer_is_stored_once(stack: Stack) -> None:
+    session_id = stack.new_session()
+    _, events = stack.ask(session_id, "#say Alpha bravo charlie delta\n#stall\n#say echo")
+    assert events[-1].event == "workflow_complete", events[-1].data
+    assert events[-1].data["finalText"] == "Alpha bravo charlie delta\necho"
+    assert events[-1].data["usage"]["apiCalls"] == 2
+    assert _answer(stack, session_id)["content"] == "Alpha bravo charlie delta\necho"
+    _, events = stack.ask(session_id, "#echo-context")
+    assert "[System:" not in events[-1].data["finalText"]
+
+
+def test_interim_text_is_kept_where_it_was_written(stack: Stack) -> None:
+    session_id = stack.new_session()
+    message = "#say Let me check.\n#tool skills_list {}\n#say All checked."
+    _, events = stack.ask(session_id, message)
+    assert events[-1].data["finalText"] == "All checked."
+    live = [e.data["kind"] for e in events if e.event == "node_stream"]
+    assert live.index("interim") < live.index("tool_call")
+    answer = _answer(stack, session_id)
+    assert answer["content"] == "All checked."
+    logs = [(log["kind"], log["content"]) for log in answer["logs"]]  # type: ignore[union-attr]
+    kinds = [k for k, _ in logs]
+    assert ("interim", "Let me check.") in logs
+    assert kinds.index("interim") < kinds.index("tool_call")
+
+
+def test_memory_is_the_agents_and_reaches_an_open_chat(stack: Stack) -> None:
+    session_id = stack.new_session()
+    _, events = stack.ask(session_id, "#say hello")  # the chat's agent exists (pooled)
+    assert events[-1].event == "workflow_complete"
+    response = stack.http.put("/api/memory", json={"memory": "Lives by the sea."})
+    assert response.status_code == 200, response.text
+    assert stack.get("/api/memory")["memory"]["entries"] == ["Lives by the sea."]
+    assert stack.get(f"/api/chat/sessions/{session_id}/memory")["memory"]["entries"] == [
+        "Lives by the sea."
+    ]
+    _, events = stack.ask(session_id, "#system-contains Lives by the sea.")
+    assert events[-1].data["finalText"] == "SYSTEM CONTAINS: yes"
+
+
+def test_a_chosen_skill_is_loaded_on_that_turn(stack: Stack) -> None:
+    session_id = stack.new_session()
+    ask = "#system-contains five seven five"
+    _, events = stack.ask(session_id, ask)
+    assert events[-1].data["finalText"] == "SYSTEM CONTAINS: no"
+    _, events = stack.ask(session_id, ask, skillFolder="haiku-skill")
+    assert events[-1].data["finalText"] == "SYSTEM CONTAINS: yes", json.dumps(events[-1].data)
