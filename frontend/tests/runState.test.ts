@@ -37,6 +37,21 @@ describe('applyEvent', () => {
     expect(s.toolCount).toBe(2)
   })
 
+  it('moves interim text out of the answer to the tool call it precedes', () => {
+    nextId = 1
+    const s = fold([
+      ns('answer_delta', 'Let me '),
+      ns('answer_delta', 'check.'),
+      ns('interim', 'Let me check.'),
+      ns('tool_call', '{}', { toolName: 'skills_list' }),
+      ns('tool_result', '[]', { toolName: 'skills_list', meta: { toolCallId: 'c1', durationMs: 1250 } }),
+      ns('answer_delta', 'Done.'),
+    ])
+    expect(s.answer).toBe('Done.')
+    expect(s.said).toBe('')
+    expect(s.toolHistory.map((t) => [t.name, t.said, t.durationMs])).toEqual([['skills_list', 'Let me check.', 1250]])
+  })
+
   it('keeps a result without a matching call', () => {
     nextId = 1
     const s = fold([ns('tool_result', 'orphan', { toolName: 'x' })])

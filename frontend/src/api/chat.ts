@@ -31,9 +31,9 @@ export const chatApi = {
   editMessage: (messageId: number, content: string) =>
     http.patch<{ newMessageId: number }>(`${base}/messages/${messageId}`, { content }),
   reset: (id: number) => http.post<unknown>(`${base}/sessions/${id}/reset`, { keepHistory: true }),
-  getMemory: (id: number) => http.get<SessionMemory>(`${base}/sessions/${id}/memory`),
-  putMemory: (id: number, body: { memory?: string; user?: string }) =>
-    http.put<SessionMemory>(`${base}/sessions/${id}/memory`, body),
+  // The agent's memory: one for every chat (the per-chat path reads the same files).
+  getMemory: () => http.get<SessionMemory>('/api/memory'),
+  putMemory: (body: { memory?: string; user?: string }) => http.put<SessionMemory>('/api/memory', body),
   recentToolCalls: (id: number, limit = 30) =>
     http.get<RecentToolCall[]>(`${base}/sessions/${id}/tool-calls${query({ limit })}`),
   stats: (id: number) => http.get<Record<string, unknown>>(`${base}/sessions/${id}/stats`),

@@ -29,7 +29,7 @@ export default {
   },
   todo: { pending: 'pending', in_progress: 'in progress', completed: 'done', cancelled: 'cancelled' },
   memory: {
-    title: 'Memory', longTerm: 'Long-term memory', memoryFile: 'Agent notes (MEMORY.md)', userFile: 'About you (USER.md)',
+    title: 'Memory', longTerm: 'Long-term memory', scope: 'The agent’s memory, shared by all chats: a change reaches every chat from its next answer.', memoryFile: 'Agent notes (MEMORY.md)', userFile: 'About you (USER.md)',
     save: 'Save', saved: 'Memory saved', shortTerm: 'Recent tools', recentHint: 'Tool calls of the recent answers, newest first', refresh: 'Refresh', noTools: 'No tool calls yet', toolError: 'error', noResult: 'no result', arguments: 'Arguments', result: 'Result', trimmed: 'Shortened; {chars} characters in all', history: 'Compression history', noHistory: 'No compaction yet', stats: 'Statistics',
     unavailable: 'Memory is not available: {message}', chars: '{chars} / {limit} characters',
   },

@@ -12,6 +12,9 @@ export interface ToolCall {
   args: string
   result: string | null
   done: boolean
+  /** Text the model wrote just before this call (an `interim` event). */
+  said?: string
+  durationMs?: number
 }
 
 export interface TodoItem {
@@ -45,6 +48,8 @@ export interface RunState {
   pendingAsk: PendingAsk | null
   clarifications: Clarification[]
   answer: string
+  /** Interim text waiting for the tool call it precedes. */
+  said: string
   error: string | null
   summaries: string[]
   usage: Record<string, unknown> | null
@@ -67,6 +72,7 @@ export function emptyRunState(runId: string | null = null, startedAt: number | n
     pendingAsk: null,
     clarifications: [],
     answer: '',
+    said: '',
     error: null,
     summaries: [],
     usage: null,
@@ -118,10 +124,16 @@ function parseAsk(meta: Record<string, unknown>): PendingAsk | null {
 
 function onToolCall(s: RunState, name: string, args: string): RunState {
   const call: ToolCall = { index: s.toolHistory.length, name, args, result: null, done: false }
-  return { ...s, currentTool: call, toolHistory: [...s.toolHistory, call], toolCount: s.toolCount + 1 }
+  if (s.said) call.said = s.said
+  return { ...s, said: '', currentTool: call, toolHistory: [...s.toolHistory, call], toolCount: s.toolCount + 1 }
 }
 
-function onToolResult(s: RunState, name: string, result: string): RunState {
+/** Interim text streamed as answer text: it moves out of the answer to the calls it precedes. */
+function onInterim(s: RunState, text: string): RunState {
+  return { ...s, answer: '', said: s.said ? `${s.said}\n\n${text}` : text }
+}
+
+function onToolResult(s: RunState, name: string, result: string, meta: Record<string, unknown> = {}): RunState {
   const history = [...s.toolHistory]
   let i = history.length - 1
   while (i >= 0 && (history[i].done || (name && history[i].name !== name))) i--
@@ -130,6 +142,7 @@ function onToolResult(s: RunState, name: string, result: string): RunState {
     return { ...s, toolHistory: history, currentTool: null, toolCount: s.toolCount + 1 }
   }
   history[i] = { ...history[i], result, done: true }
+  if (typeof meta.durationMs === 'number') history[i].durationMs = meta.durationMs
   const current = s.currentTool && s.currentTool.index === i ? null : s.currentTool
   return { ...s, toolHistory: history, currentTool: current }
 }
@@ -156,7 +169,9 @@ export function applyNodeStream(s: RunState, item: Record<string, unknown>): Run
     case 'tool_call':
       return onToolCall(s, toolName, content)
     case 'tool_result':
-      return onToolResult(s, toolName, content)
+      return onToolResult(s, toolName, content, meta)
+    case 'interim':
+      return onInterim(s, content)
     case 'todo_update': {
       const todos = parseTodos(item.content)
       return todos ? { ...s, todos } : s
