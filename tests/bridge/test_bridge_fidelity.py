@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from agentchat.bridge.client import BridgeClient
-from tests.bridge.support import run_turn
+from agentchat.bridge.client import BridgeClient, BridgeUnavailable
+from tests.bridge.support import Event, Turn, run_turn
 from tests.support.servers import BridgeProcess, start_bridge
 
 pytestmark = pytest.mark.timeout(120)
@@ -123,3 +123,34 @@ async def test_an_unknown_skill_fails_the_turn_with_its_name(
     turn = await run_turn(client, scripted_model, "#say hi", session="skill", skills=["nope"])
     assert turn.result is not None and turn.result.status == "failed"
     assert "nope" in (turn.result.error or "")
+
+
+async def test_each_model_call_is_a_step_event(client: BridgeClient, scripted_model: str) -> None:
+    turn = await run_turn(client, scripted_model, "#tool skills_list {}\n#say done", session="st")
+    steps = [e.meta for e in turn.of("step")]
+    assert [(m or {}).get("iteration") for m in steps] == [1, 2]
+    assert all((m or {}).get("maxIterations") == 10 for m in steps)
+
+
+async def test_a_steering_message_reaches_the_running_agent(
+    client: BridgeClient, scripted_model: str
+) -> None:
+    async def steer_then_answer(event: Event, turn: Turn) -> None:
+        if event.kind == "clarify_request":
+            await client.steer(turn.run_id, "Prefer the blue one.")
+            await client.clarify(turn.run_id, (event.meta or {})["clarifyId"], "red")
+
+    message = "#clarify Which colour? | red | blue\n#echo-tool-result"
+    turn = await run_turn(
+        client, scripted_model, message, session="steer", on_event=steer_then_answer
+    )
+
+    assert turn.result is not None and turn.result.status == "success"
+    assert [e.content for e in turn.of("steered")] == ["Prefer the blue one."]
+    assert "Prefer the blue one." in turn.result.final_text
+
+
+async def test_steering_a_finished_run_is_refused(client: BridgeClient) -> None:
+    with pytest.raises(BridgeUnavailable) as caught:
+        await client.steer("no-such-run", "hello")
+    assert caught.value.status_code == 404

@@ -87,3 +87,28 @@ def test_a_chosen_skill_is_loaded_on_that_turn(stack: Stack) -> None:
     assert events[-1].data["finalText"] == "SYSTEM CONTAINS: no"
     _, events = stack.ask(session_id, ask, skillFolder="haiku-skill")
     assert events[-1].data["finalText"] == "SYSTEM CONTAINS: yes", json.dumps(events[-1].data)
+
+
+def test_a_person_steers_a_running_agent_and_it_is_kept(stack: Stack) -> None:
+    session_id = stack.new_session()
+    started = stack.start(session_id, "#clarify Which colour? | red | blue\n#echo-tool-result")
+    run_id = started["runId"]
+    asked = stack.events(
+        run_id, stop=lambda ev: any(e.data.get("kind") == "clarify_request" for e in ev)
+    )
+    clarify_id = next(e for e in asked if e.data.get("kind") == "clarify_request").data["meta"][
+        "clarifyId"
+    ]
+    stack.post(f"/api/chat/runs/{run_id}/steer", {"message": "Prefer the blue one."}, expect=200)
+    stack.post(
+        f"/api/chat/runs/{run_id}/resume", {"clarifyId": clarify_id, "answer": "red"}, expect=200
+    )
+    events = stack.events(run_id)
+    assert events[-1].event == "workflow_complete", events[-1].data
+    assert "Prefer the blue one." in events[-1].data["finalText"]
+    logs = _answer(stack, session_id)["logs"]
+    assert ("steered", "Prefer the blue one.") in [(g["kind"], g["content"]) for g in logs]  # type: ignore[union-attr,index]
+    refused = stack.http.post(f"/api/chat/runs/{run_id}/steer", json={"message": "late"})
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "run_finished"
+    empty = stack.http.post(f"/api/chat/runs/{run_id}/steer", json={"message": ""})
+    assert empty.status_code == 422 and "error" in empty.json()

@@ -90,6 +90,9 @@ class BridgeClient:
             "POST", f"/runs/{run_id}/clarify", {"clarifyId": clarify_id, "answer": answer}
         )
 
+    async def steer(self, run_id: str, text: str) -> None:
+        await self._call("POST", f"/runs/{run_id}/steer", {"text": text})
+
     async def abort(self, run_id: str) -> None:
         await self._call("POST", f"/runs/{run_id}/abort")
 

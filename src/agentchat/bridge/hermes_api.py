@@ -93,6 +93,7 @@ def _callbacks(slot: AgentSlot) -> dict[str, Any]:
         "clarify_callback": bind("on_clarify"),
         "event_callback": bind("on_event"),
         "interim_assistant_callback": bind("on_interim"),
+        "step_callback": bind("on_step"),
     }
 
 

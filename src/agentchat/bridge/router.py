@@ -8,7 +8,14 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from agentchat.bridge.schemas import Ack, ClarifyAnswer, MemoryUpdate, MemoryView, RunRequest
+from agentchat.bridge.schemas import (
+    Ack,
+    ClarifyAnswer,
+    MemoryUpdate,
+    MemoryView,
+    RunRequest,
+    SteerMessage,
+)
 from agentchat.bridge.service import BridgeService
 from agentchat.core.errors import Unauthorized
 
@@ -55,6 +62,11 @@ async def run(body: RunRequest, service: ServiceDep) -> StreamingResponse:
 @router.post("/runs/{run_id}/clarify", operation_id="bridgeClarify")
 def clarify(run_id: str, body: ClarifyAnswer, service: ServiceDep) -> Ack:
     return service.clarify(run_id, body)
+
+
+@router.post("/runs/{run_id}/steer", operation_id="bridgeSteer")
+def steer(run_id: str, body: SteerMessage, service: ServiceDep) -> Ack:
+    return service.steer(run_id, body)
 
 
 @router.post("/runs/{run_id}/abort", operation_id="bridgeAbort")

@@ -61,6 +61,14 @@ class RunHandle:
         with self._lock:
             self._agent = None
 
+    def steer(self, text: str) -> bool:
+        """Hand a person's message to the running agent; False when no agent runs yet/any more."""
+        with self._lock:
+            agent = self._agent
+        if agent is None or self.finished or not agent.steer(text):
+            return False
+        return True
+
     def abort(self) -> None:
         """Interrupt the agent and release a waiting clarify; idempotent."""
         with self._lock:

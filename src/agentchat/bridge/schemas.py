@@ -40,6 +40,10 @@ class ClarifyAnswer(CamelModel):
     answer: str
 
 
+class SteerMessage(CamelModel):
+    text: str = Field(min_length=1, max_length=20_000)
+
+
 class MemoryFile(CamelModel):
     content: str
     entries: list[str]

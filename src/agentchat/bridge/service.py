@@ -13,10 +13,11 @@ from agentchat.bridge.hermes_home import import_hermes
 from agentchat.bridge.memory import MemoryFiles
 from agentchat.bridge.pool import AgentPool
 from agentchat.bridge.runs import RunHandle, RunRegistry
-from agentchat.bridge.schemas import Ack, ClarifyAnswer, RunEnd, RunRequest
+from agentchat.bridge.schemas import Ack, ClarifyAnswer, RunEnd, RunRequest, SteerMessage
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.bridge.turn import TurnRunner
 from agentchat.core.errors import Conflict, ServiceUnavailable
+from agentchat.events.contract import Steered
 from agentchat.events.sse import KEEPALIVE, encode_event
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,13 @@ class BridgeService:
         handle = self.runs.get(run_id)
         if not handle.clarify.answer(body.clarify_id, body.answer):
             raise Conflict(f"run {run_id} is not waiting for clarify {body.clarify_id}")
+        return Ack()
+
+    def steer(self, run_id: str, body: SteerMessage) -> Ack:
+        handle = self.runs.get(run_id)
+        if not body.text.strip() or not handle.steer(body.text):
+            raise Conflict(f"run {run_id} cannot take a message now", code="not_steerable")
+        handle.emit(Steered(content=body.text.strip()))
         return Ack()
 
     def abort(self, run_id: str) -> Ack:

@@ -33,6 +33,8 @@ from agentchat.events.contract import (
     Interim,
     Pause,
     Status,
+    Step,
+    StepMeta,
     Thinking,
     TodoUpdate,
     ToolCall,
@@ -75,6 +77,7 @@ class TurnTranslator:
         self._tool_started: dict[str, float] = {}
         self.compacted = False
         self.thought = False
+        self.max_iterations = 0
 
     # ── outputs ────────────────────────────────────────────────────────────
     @property
@@ -148,6 +151,10 @@ class TurnTranslator:
         todos = todo_list(text) if name == "todo" else None
         if todos is not None:
             self._emit(TodoUpdate(content=json.dumps(todos, ensure_ascii=False), tool_name=name))
+
+    def on_step(self, iteration: int, *_: Any) -> None:
+        meta = StepMeta(iteration=int(iteration or 0), max_iterations=self.max_iterations)
+        self._emit(Step(meta=meta))
 
     def on_clarify(self, question: str, choices: list[str] | None) -> str:
         clarify_id = self._clarify_call_id or uuid.uuid4().hex

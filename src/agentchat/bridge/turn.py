@@ -79,6 +79,7 @@ class TurnRunner:
             summary_of=hermes_api.summary_of,
             tool_result_max_chars=self._settings.tool_result_max_chars,
         )
+        translator.max_iterations = request.max_iterations
         slot.translator = translator
         try:
             task_id = self._prepare(slot, request)

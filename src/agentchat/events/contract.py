@@ -71,6 +71,11 @@ class Pause(EventModel):
     choices: list[str] = Field(default_factory=list)
 
 
+class StepMeta(EventModel):
+    iteration: int
+    max_iterations: int
+
+
 class ClarifyAnsweredMeta(EventModel):
     clarify_id: str
     answer: str
@@ -114,6 +119,19 @@ class Interim(NodeBase):
     kind: Literal["interim"] = "interim"
 
 
+class Step(NodeBase):
+    """The agent starts model call `iteration` of at most `max_iterations` in this turn."""
+
+    kind: Literal["step"] = "step"
+    meta: StepMeta
+
+
+class Steered(NodeBase):
+    """A person's message handed to the running agent (it reads it with the next tool result)."""
+
+    kind: Literal["steered"] = "steered"
+
+
 class ToolCall(NodeBase):
     kind: Literal["tool_call"] = "tool_call"
     tool_name: str
@@ -150,6 +168,8 @@ NodeEvent: TypeAlias = Annotated[
     | Status
     | AnswerDelta
     | Interim
+    | Step
+    | Steered
     | ToolCall
     | ToolResult
     | TodoUpdate
@@ -162,6 +182,8 @@ NodeKind = Literal[
     "status",
     "answer_delta",
     "interim",
+    "step",
+    "steered",
     "tool_call",
     "tool_result",
     "todo_update",

@@ -14,6 +14,7 @@ from agentchat.events.contract import TerminalEvent, workflow_complete, workflow
 from agentchat.events.sse import encode_event
 from agentchat.runs import stats as run_stats
 from agentchat.runs.schemas import (
+    Accepted,
     ClarifyAnswer,
     MemoryUpdate,
     Regenerated,
@@ -23,6 +24,7 @@ from agentchat.runs.schemas import (
     RunStarted,
     RunState,
     SessionStats,
+    SteerRequest,
 )
 from agentchat.runs.service import RunService
 from agentchat.runs.streaming import multi_run_stream, run_stream
@@ -135,6 +137,13 @@ async def run_state(run_id: str, runs: Runs) -> RunState:
 @router.post("/api/chat/runs/{run_id}/resume", operation_id="resumeRun")
 async def resume_run(run_id: str, body: ClarifyAnswer, runs: Runs) -> RunState:
     return await runs.resume(run_id, body.clarify_id, body.answer)
+
+
+@router.post("/api/chat/runs/{run_id}/steer", operation_id="steerRun")
+async def steer_run(run_id: str, body: SteerRequest, runs: Runs) -> Accepted:
+    """A message for the running agent, read with its next tool result (no interruption)."""
+    await runs.steer(run_id, body.message)
+    return Accepted()
 
 
 @router.post("/api/chat/runs/{run_id}/stop", operation_id="stopRun")

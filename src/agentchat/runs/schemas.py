@@ -61,6 +61,14 @@ class RunState(CamelModel):
     logs: list[RunLog]
 
 
+class SteerRequest(CamelModel):
+    message: str = Field(min_length=1, max_length=20_000)
+
+
+class Accepted(CamelModel):
+    ok: bool = True
+
+
 class ResetRequest(CamelModel):
     keep_history: bool = True
 

@@ -441,6 +441,30 @@ class RunService:
                     await run.task
         return await self.state(run_id)
 
+    async def steer(self, run_id: str, text: str) -> None:
+        """Hand a person's message to the running agent (it reads it after its current tool)."""
+        message = await self._in_thread(lambda db: store.message_for_run(db, run_id))
+        if message.status != "RUNNING":
+            raise Conflict(f"run {run_id} has already ended", code="run_finished")
+        run = self._active.get(run_id)
+        if run is not None and run.client is not None:
+            clients = [run.client]
+        else:
+            hermes_session = await self._in_thread(
+                lambda db: get_session(db, message.session_id).hermes_session or ""
+            )
+            clients = self.bridges.candidates(hermes_session)
+        for client in clients:
+            try:
+                await client.steer(run_id, text)
+                return
+            except BridgeUnavailable as exc:
+                if exc.status_code == 409:
+                    raise Conflict(
+                        "The agent cannot take a message right now", code="not_steerable"
+                    ) from exc
+        raise Conflict("The agent cannot take a message right now", code="not_steerable")
+
     async def _abort_elsewhere(self, run_id: str, session_id: int) -> None:
         """The run is driven by another API process: ask its bridge to abort it."""
         hermes_session = await self._in_thread(
