@@ -65,9 +65,7 @@ class RunHandle:
         """Hand a person's message to the running agent; False when no agent runs yet/any more."""
         with self._lock:
             agent = self._agent
-        if agent is None or self.finished or not agent.steer(text):
-            return False
-        return True
+        return agent is not None and not self.finished and bool(agent.steer(text))
 
     def abort(self) -> None:
         """Interrupt the agent and release a waiting clarify; idempotent."""
