@@ -52,6 +52,17 @@ describe('applyEvent', () => {
     expect(s.toolHistory.map((t) => [t.name, t.said, t.durationMs])).toEqual([['skills_list', 'Let me check.', 1250]])
   })
 
+  it('follows the step and keeps the messages a person steered with', () => {
+    nextId = 1
+    const s = fold([
+      ns('step', '', { meta: { iteration: 1, maxIterations: 30 } }),
+      ns('steered', 'Prefer blue.'),
+      ns('step', '', { meta: { iteration: 2, maxIterations: 30 } }),
+    ])
+    expect([s.iteration, s.maxIterations]).toEqual([2, 30])
+    expect(s.steers).toEqual(['Prefer blue.'])
+  })
+
   it('keeps a result without a matching call', () => {
     nextId = 1
     const s = fold([ns('tool_result', 'orphan', { toolName: 'x' })])

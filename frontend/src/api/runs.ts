@@ -10,6 +10,9 @@ export const runsApi = {
   state: (runId: string) => http.get<RunSnapshot>(`/api/chat/runs/${encodeURIComponent(runId)}/state`),
   resume: (runId: string, clarifyId: string, answer: string) =>
     http.post<unknown>(`/api/chat/runs/${encodeURIComponent(runId)}/resume`, { clarifyId, answer }),
+  /** A message for the running agent: it reads it with its next tool result. */
+  steer: (runId: string, message: string) =>
+    http.post<{ ok: boolean }>(`/api/chat/runs/${encodeURIComponent(runId)}/steer`, { message }),
   stop: (runId: string) => http.post<unknown>(`/api/chat/runs/${encodeURIComponent(runId)}/stop`),
   /** The multiplexed stream of several runs, each resumed after its last seen event id. */
   streamUrl: (runs: { runId: string; lastEventId: number }[]) =>

@@ -217,6 +217,18 @@ export function useChat(options: UseChatOptions = {}) {
     }
   }
 
+  async function steer(text: string): Promise<boolean> {
+    const runId = currentRunId.value
+    if (!runId || !text.trim()) return false
+    try {
+      await runsApi.steer(runId, text.trim())
+      return true
+    } catch (err) {
+      notifyError(err)
+      return false
+    }
+  }
+
   async function submitClarify(answer: string): Promise<boolean> {
     const runId = currentRunId.value
     const ask = pendingAsk.value
@@ -335,6 +347,7 @@ export function useChat(options: UseChatOptions = {}) {
     loadOlder,
     send,
     stop,
+    steer,
     regenerate,
     editAndResend,
     activate,

@@ -10,7 +10,7 @@ export default {
   chat: {
     toolsets: 'Tools: {list}', noToolsets: 'none', toolsetsHint: 'Toolsets the agent may use (AGENTCHAT_AGENT_TOOLSETS)',
     empty: 'Ask the agent anything.', pick: 'Pick a chat on the left or start a new one.',
-    placeholder: 'Ask a question… (Enter sends, Shift+Enter for a new line)', send: 'Send', stop: 'Stop',
+    placeholder: 'Ask a question… (Enter sends, Shift+Enter for a new line)', send: 'Send', stop: 'Stop', steer: 'Guide', steerHint: 'Send this to the running agent: it reads it after its current step, without stopping',
     exportMd: 'Export Markdown', exportJson: 'Export JSON', exportMdAll: 'Markdown, all versions', exportJsonAll: 'JSON, all versions', export: 'Export', reset: 'Reset session',
     resetConfirm: 'Start the agent afresh? The history stays visible above a divider.', memory: 'Memory',
     otherTab: 'This chat is running in another tab.', busy: 'A reply is still running in this chat.',
@@ -22,7 +22,7 @@ export default {
     stopRequested: 'Stopping…', model: 'Model', skill: 'Skill', defaultModel: 'Default model', noSkill: 'No skill',
   },
   thinking: {
-    title: 'Thinking', running: 'Working…', summary: 'thought {seconds} s · {tools} tool calls',
+    title: 'Thinking', running: 'Working…', step: 'Step {n} of at most {max}', steered: 'You guided: {text}', summary: 'thought {seconds} s · {tools} tool calls',
     stream: 'Thinking stream', tools: 'Tool calls', currentTool: 'Running tool', noResult: 'running…',
     args: 'Arguments', result: 'Result', todos: 'To-do list', reconnecting: 'Reconnecting…', polling: 'Connection lost — checking for updates',
     ask: 'The agent asks', answerPlaceholder: 'Your answer', submit: 'Answer', answered: 'Answered: {answer}', expand: 'Show details', collapse: 'Hide details',

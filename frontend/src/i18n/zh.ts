@@ -10,7 +10,7 @@ export default {
   chat: {
     toolsets: '工具：{list}', noToolsets: '无', toolsetsHint: 'Agent 可用的工具集（AGENTCHAT_AGENT_TOOLSETS）',
     empty: '向 Agent 提问吧。', pick: '在左侧选择一个会话，或新建会话。',
-    placeholder: '输入问题…（Enter 发送，Shift+Enter 换行）', send: '发送', stop: '停止',
+    placeholder: '输入问题…（Enter 发送，Shift+Enter 换行）', send: '发送', stop: '停止', steer: '引导', steerHint: '发给正在运行的 Agent：它在当前步骤之后读取，不会中断',
     exportMd: '导出 Markdown', exportJson: '导出 JSON', exportMdAll: 'Markdown（全部版本）', exportJsonAll: 'JSON（全部版本）', export: '导出', reset: '重置会话',
     resetConfirm: '让 Agent 重新开始？历史消息仍保留在分隔条上方。', memory: '记忆',
     otherTab: '该会话正在其他标签页运行。', busy: '该会话的回复仍在运行。',
@@ -22,7 +22,7 @@ export default {
     stopRequested: '正在停止…', model: '模型', skill: '技能', defaultModel: '默认模型', noSkill: '不使用技能',
   },
   thinking: {
-    title: '思考过程', running: '思考中…', summary: '思考 {seconds} 秒 · {tools} 次工具调用',
+    title: '思考过程', running: '思考中…', step: '第 {n} 步（最多 {max} 步）', steered: '你的引导：{text}', summary: '思考 {seconds} 秒 · {tools} 次工具调用',
     stream: '思考流', tools: '工具调用', currentTool: '当前工具', noResult: '运行中…',
     args: '参数', result: '结果', todos: '待办清单', reconnecting: '重连中…', polling: '连接断开 —— 正在轮询更新',
     ask: 'Agent 提问', answerPlaceholder: '你的回答', submit: '回答', answered: '已回答：{answer}', expand: '展开思考过程', collapse: '收起',

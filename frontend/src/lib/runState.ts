@@ -50,6 +50,11 @@ export interface RunState {
   answer: string
   /** Interim text waiting for the tool call it precedes. */
   said: string
+  /** The model call the agent is on (step events) and the turn's limit; 0 before the first. */
+  iteration: number
+  maxIterations: number
+  /** Messages a person sent the running agent (steered events), in order. */
+  steers: string[]
   error: string | null
   summaries: string[]
   usage: Record<string, unknown> | null
@@ -73,6 +78,9 @@ export function emptyRunState(runId: string | null = null, startedAt: number | n
     clarifications: [],
     answer: '',
     said: '',
+    iteration: 0,
+    maxIterations: 0,
+    steers: [],
     error: null,
     summaries: [],
     usage: null,
@@ -172,6 +180,10 @@ export function applyNodeStream(s: RunState, item: Record<string, unknown>): Run
       return onToolResult(s, toolName, content, meta)
     case 'interim':
       return onInterim(s, content)
+    case 'step':
+      return { ...s, iteration: Number(meta.iteration) || s.iteration, maxIterations: Number(meta.maxIterations) || s.maxIterations }
+    case 'steered':
+      return { ...s, steers: [...s.steers, content] }
     case 'todo_update': {
       const todos = parseTodos(item.content)
       return todos ? { ...s, todos } : s
