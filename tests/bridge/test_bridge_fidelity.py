@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -154,3 +156,42 @@ async def test_steering_a_finished_run_is_refused(client: BridgeClient) -> None:
     with pytest.raises(BridgeUnavailable) as caught:
         await client.steer("no-such-run", "hello")
     assert caught.value.status_code == 404
+
+
+def _answering(client: BridgeClient, choice: str) -> Callable[[Event, Turn], Awaitable[None]]:
+    async def answer(event: Event, turn: Turn) -> None:
+        if event.kind == "clarify_request" and (event.meta or {}).get("approval"):
+            await client.clarify(turn.run_id, (event.meta or {})["clarifyId"], choice)
+
+    return answer
+
+
+async def _rm(client: BridgeClient, url: str, target: Path, session: str, choice: str) -> Turn:
+    args = json.dumps({"command": f"rm -rf {target}"})
+    return await run_turn(
+        client,
+        url,
+        f"#tool terminal {args}\n#echo-tool-result",
+        session=session,
+        toolsets=["terminal"],
+        on_event=_answering(client, choice),
+    )
+
+
+async def test_a_dangerous_command_waits_for_the_person(
+    client: BridgeClient, scripted_model: str, tmp_path: Path
+) -> None:
+    kept, gone, again = (tmp_path / n for n in ("kept", "gone", "again"))
+    for folder in (kept, gone, again):
+        (folder / "inside").mkdir(parents=True)
+
+    denied = await _rm(client, scripted_model, kept, "danger", "Deny")
+    asks = [e for e in denied.of("clarify_request") if (e.meta or {}).get("approval")]
+    assert len(asks) == 1 and str(kept) in asks[0].meta["approval"]["command"]  # type: ignore[index]
+    assert asks[0].meta["choices"] == ["Allow once", "Allow for this chat", "Deny"]  # type: ignore[index]
+    assert (kept / "inside").is_dir()
+
+    allowed = await _rm(client, scripted_model, gone, "danger", "Allow for this chat")
+    assert allowed.of("clarify_request") and not gone.exists()
+    silent = await _rm(client, scripted_model, again, "danger", "Deny")
+    assert not silent.of("clarify_request") and not again.exists()  # allowed for this chat

@@ -112,3 +112,32 @@ def test_a_person_steers_a_running_agent_and_it_is_kept(stack: Stack) -> None:
     assert refused.status_code == 409 and refused.json()["error"]["code"] == "run_finished"
     empty = stack.http.post(f"/api/chat/runs/{run_id}/steer", json={"message": ""})
     assert empty.status_code == 422 and "error" in empty.json()
+
+
+def test_a_dangerous_command_pauses_durably_for_approval(
+    tmp_path: Path, database: Database, bridge: BridgeProcess, scripted_url: str
+) -> None:
+    stack, close = make_stack(
+        tmp_path, database, bridge, scripted_url, agent_toolsets="clarify,todo,terminal"
+    )
+    try:
+        target = tmp_path / "precious"
+        (target / "inside").mkdir(parents=True)
+        session_id = stack.new_session()
+        args = json.dumps({"command": f"rm -rf {target}"})
+        started = stack.start(session_id, f"#tool terminal {args}\n#echo-tool-result")
+        run_id = started["runId"]
+        stack.events(
+            run_id, stop=lambda ev: any(e.data.get("kind") == "clarify_request" for e in ev)
+        )
+        state = stack.get(f"/api/chat/runs/{run_id}/state")  # what a reloaded page sees
+        pause = state["pendingClarify"]
+        assert pause["choices"] == ["Allow once", "Allow for this chat", "Deny"]
+        assert str(target) in pause["question"]
+        body = {"clarifyId": pause["clarifyId"], "answer": "Deny"}
+        stack.post(f"/api/chat/runs/{run_id}/resume", body, expect=200)
+        events = stack.events(run_id)
+        assert events[-1].event == "workflow_complete", events[-1].data
+        assert (target / "inside").is_dir()
+    finally:
+        close()

@@ -24,7 +24,9 @@ from agentchat.bridge.text import (
     truncate,
 )
 from agentchat.events.contract import (
+    APPROVAL_CHOICES,
     AnswerDelta,
+    Approval,
     BridgeEvent,
     ClarifyAnswered,
     ClarifyAnsweredMeta,
@@ -160,15 +162,33 @@ class TurnTranslator:
         clarify_id = self._clarify_call_id or uuid.uuid4().hex
         self._clarify_call_id = None
         options = [str(c) for c in choices or []]
+        return self._pause(clarify_id, question, options, None, CLARIFY_TIMEOUT_ANSWER)
+
+    def on_approval(self, command: str, description: str) -> str:
+        """A dangerous command waits for the person: their choice, or "Deny" without one."""
+        question = f"Allow this command ({description})?\n{truncate(command, 500)}"
+        approval = Approval(command=command, description=description)
+        deny = APPROVAL_CHOICES[-1]
+        answer = self._pause(uuid.uuid4().hex, question, list(APPROVAL_CHOICES), approval, deny)
+        return answer or deny
+
+    def _pause(
+        self,
+        clarify_id: str,
+        question: str,
+        options: list[str],
+        approval: Approval | None,
+        timeout_answer: str,
+    ) -> str:
         pending = self._clarify.open(clarify_id, question, options)
         if pending is None:
             return ""
-        ask = Pause(clarify_id=clarify_id, question=question, choices=options)
+        ask = Pause(clarify_id=clarify_id, question=question, choices=options, approval=approval)
         self._emit(ClarifyRequest(content=question, meta=ask))
         outcome = self._clarify.wait(pending)
         if outcome is ClarifyOutcome.ABORTED:
             return ""
-        answer = pending.answer if outcome is ClarifyOutcome.ANSWERED else CLARIFY_TIMEOUT_ANSWER
+        answer = pending.answer if outcome is ClarifyOutcome.ANSWERED else timeout_answer
         timed_out = True if outcome is ClarifyOutcome.TIMED_OUT else None
         meta = ClarifyAnsweredMeta(clarify_id=clarify_id, answer=answer, timed_out=timed_out)
         self._emit(ClarifyAnswered(content=answer, meta=meta))

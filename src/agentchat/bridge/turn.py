@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agentchat.bridge import continuations, hermes_api
+from agentchat.bridge import approval, continuations, hermes_api
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.pool import AgentPool, pool_key
 from agentchat.bridge.runs import RunHandle
@@ -86,6 +86,7 @@ class TurnRunner:
             if not handle.attach(slot.agent):
                 return RunEnd(status="stopped")
             before = _usage_snapshot(slot.agent)
+            approval.ask_on_this_thread(slot.agent.session_id, translator.on_approval)
             result = slot.agent.run_conversation(
                 request.user_message,
                 system_message=slot.system_prompt,

@@ -63,12 +63,25 @@ class ToolResultMeta(EventModel):
     is_error: bool | None = None
 
 
+class Approval(EventModel):
+    """What a pause for a dangerous command asks the person to allow."""
+
+    command: str
+    description: str = ""
+
+
 class Pause(EventModel):
-    """A run waiting for the user: the clarify_request meta and `/state`'s pendingClarify."""
+    """A run waiting for the user: the clarify_request meta and `/state`'s pendingClarify.
+    With `approval` set it asks to allow a dangerous command; `choices` are then
+    APPROVAL_CHOICES (allow once, allow for this chat, deny)."""
 
     clarify_id: str
     question: str
     choices: list[str] = Field(default_factory=list)
+    approval: Approval | None = None
+
+
+APPROVAL_CHOICES = ("Allow once", "Allow for this chat", "Deny")
 
 
 class StepMeta(EventModel):
