@@ -141,3 +141,19 @@ def test_a_dangerous_command_pauses_durably_for_approval(
         assert (target / "inside").is_dir()
     finally:
         close()
+
+
+def test_toolsets_narrow_within_the_servers_list(stack: Stack) -> None:
+    session_id = stack.new_session()
+    ask = "#tool skills_list {}\n#echo-tool-result"
+    _, events = stack.ask(session_id, ask, toolsets=["clarify"])
+    assert events[-1].event == "workflow_complete", events[-1].data
+    assert "skills_list" in events[-1].data["finalText"]  # refused: not one of this run's tools
+    assert "code-review" not in events[-1].data["finalText"]
+    _, events = stack.ask(session_id, ask)
+    assert "haiku-skill" in events[-1].data["finalText"]
+    wider = stack.http.post(
+        f"/api/chat/sessions/{session_id}/runs", json={"message": "hi", "toolsets": ["terminal"]}
+    )
+    assert wider.status_code == 422, wider.text
+    assert "terminal" in wider.json()["error"]["message"]

@@ -17,6 +17,8 @@ class RunStart(CamelModel):
     skill_folder: str | None = Field(default=None, max_length=255)
     max_iterations: int | None = Field(default=None, ge=1, le=200)
     parent_message_id: int | None = Field(default=None, ge=1)
+    # Narrows the server's toolsets (AGENTCHAT_AGENT_TOOLSETS) for this run; never widens them.
+    toolsets: list[str] | None = Field(default=None, max_length=32)
 
 
 class RunStarted(CamelModel):

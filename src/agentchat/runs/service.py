@@ -24,7 +24,7 @@ from agentchat.bridge.client import BridgeClient, BridgeResult, BridgeUnavailabl
 from agentchat.chat import service as tree
 from agentchat.chat.sessions import ensure_no_active_run, get_session
 from agentchat.core.database import Database
-from agentchat.core.errors import BadGateway, Conflict
+from agentchat.core.errors import BadGateway, Conflict, Invalid
 from agentchat.core.redact import redact, redact_value
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
@@ -201,6 +201,7 @@ class RunService:
             skill_folder=skill_folder or None,
         )
         request = self._bridge_request(plan, model, skills, body.max_iterations)
+        request["toolsets"] = self._toolsets(body.toolsets)
         return ActiveRun(plan=plan, request=request)
 
     def _create_regenerate(self, db: Session, message_id: int, run_id: str) -> ActiveRun:
@@ -214,6 +215,18 @@ class RunService:
             raise Conflict(f"message {message_id} does not answer a user message")
         body = RunStart(model_id=original.model_id, skill_folder=original.skill_folder)
         return self._create(db, original.session_id, body, message_id, run_id)
+
+    def _toolsets(self, chosen: list[str] | None) -> list[str]:
+        allowed = self.settings.toolsets
+        if chosen is None:
+            return allowed
+        outside = sorted(set(chosen) - set(allowed))
+        if outside:
+            raise Invalid(
+                f"toolsets: {', '.join(outside)} not enabled on this server "
+                f"(enabled: {', '.join(allowed) or 'none'})"
+            )
+        return [t for t in allowed if t in chosen]
 
     def _bridge_request(
         self,
