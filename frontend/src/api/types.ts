@@ -85,6 +85,8 @@ export interface StartRunBody {
   skillFolder?: string | null
   maxIterations?: number
   parentMessageId?: number | null
+  /** Narrows the server's toolsets for this run (never widens them). */
+  toolsets?: string[] | null
 }
 
 export interface StartRunResult {

@@ -145,12 +145,16 @@ export function useChat(options: UseChatOptions = {}) {
   }
 
   /** Send a new question at the end of the active branch. */
-  async function send(text: string, choice: { modelId?: number | null; skillFolder?: string | null } = {}) {
+  async function send(
+    text: string,
+    choice: { modelId?: number | null; skillFolder?: string | null; toolsets?: string[] | null } = {},
+  ) {
     const message = text.trim()
     if (!message) return false
     const started = await withRunStart(async () => {
       const s = session.value!
       const body: StartRunBody = { message, modelId: choice.modelId ?? null, skillFolder: choice.skillFolder ?? null }
+      if (choice.toolsets) body.toolsets = choice.toolsets
       const result = await runsApi.start(s.id, body)
       const leaf = messages.value[messages.value.length - 1]
       const user = placeholder(result.userMessageId, s.id, { content: message, parentId: leaf?.id ?? null })
