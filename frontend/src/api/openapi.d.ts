@@ -579,7 +579,9 @@ export interface components {
             /** Toolname */
             toolName: string | null;
             /** Meta */
-            meta: unknown;
+            meta: {
+                [key: string]: unknown;
+            } | null;
             /** Createdat */
             createdAt: string;
         };
@@ -704,8 +706,11 @@ export interface components {
             id: number;
             /** Name */
             name: string;
-            /** Provider */
-            provider: string;
+            /**
+             * Provider
+             * @enum {string}
+             */
+            provider: "openai" | "anthropic";
             /** Baseurl */
             baseUrl: string;
             /** Modelname */

@@ -93,7 +93,7 @@ class ModelUpdate(CamelModel):
 class ModelPublic(CamelModel):
     id: int
     name: str
-    provider: str
+    provider: Provider
     base_url: str
     model_name: str
     context_length: int
