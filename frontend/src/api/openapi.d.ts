@@ -735,7 +735,7 @@ export interface components {
             /** Latencyms */
             latencyMs: number;
             /** Error */
-            error: string | null;
+            error?: string | null;
         };
         /**
          * ModelUpdate
@@ -972,7 +972,7 @@ export interface components {
             /** Description */
             description: string;
             /** Error */
-            error: string | null;
+            error?: string | null;
             /** Content */
             content: string;
         };
@@ -985,7 +985,7 @@ export interface components {
             /** Description */
             description: string;
             /** Error */
-            error: string | null;
+            error?: string | null;
         };
         /** ValidationError */
         ValidationError: {

@@ -56,7 +56,7 @@ def delete_model(model_id: int, session: DbSession) -> Response:
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-@router.post("/{model_id}/test", operation_id="testModel")
+@router.post("/{model_id}/test", operation_id="testModel", response_model_exclude_none=True)
 async def test_model(
     model_id: int, database: DatabaseDep, settings: SettingsDep
 ) -> ModelTestResult:

@@ -21,13 +21,13 @@ def get_registry(settings: SettingsDep) -> SkillRegistry:
 RegistryDep = Annotated[SkillRegistry, Depends(get_registry)]
 
 
-@router.get("", operation_id="listSkills")
+@router.get("", operation_id="listSkills", response_model_exclude_none=True)
 def list_skills(registry: RegistryDep) -> list[SkillSummary]:
     """Every skill folder; one with broken front matter carries `error` instead of failing."""
     return [SkillSummary.of(skill) for skill in registry.skills()]
 
 
-@router.get("/{folder_name}", operation_id="getSkill")
+@router.get("/{folder_name}", operation_id="getSkill", response_model_exclude_none=True)
 def get_skill(folder_name: str, registry: RegistryDep) -> SkillDetail:
     """One skill with its full SKILL.md text."""
     return SkillDetail.of(registry.get(folder_name))
