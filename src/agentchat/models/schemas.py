@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, Field, field_serializer, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, field_serializer, model_validator
 
 from agentchat.core.clock import iso
 from agentchat.core.schemas import CamelModel
@@ -93,7 +93,7 @@ class ModelUpdate(CamelModel):
 class ModelPublic(CamelModel):
     id: int
     name: str
-    provider: str
+    provider: Provider
     base_url: str
     model_name: str
     context_length: int
@@ -109,6 +109,11 @@ class ModelPublic(CamelModel):
 
 
 class ModelTestResult(CamelModel):
+    # Left out of the JSON when there is none (the route excludes None): optional in the document.
+    model_config = CamelModel.model_config | ConfigDict(
+        json_schema_serialization_defaults_required=False
+    )
+
     ok: bool
     latency_ms: int
     error: str | None = None
