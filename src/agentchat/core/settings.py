@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     secret_key: SecretStr | None = None
     insecure_public: bool = False
     agent_toolsets: str = "clarify,todo,memory,skills"
+    agent_skill_management: bool = Field(
+        default=False, description="The agent may create skills (in the hermes home only)"
+    )
     allowed_hosts: str = "127.0.0.1,localhost,[::1],::1,testserver"
     cors_origins: str = ""
     max_body_bytes: int = 1024 * 1024
