@@ -135,11 +135,17 @@ def bridge(
     port: Annotated[int, typer.Option()] = 8200,
     hermes_home: Annotated[Path | None, typer.Option()] = None,
     skills_dir: Annotated[Path | None, typer.Option()] = None,
+    secret_stdin: Annotated[
+        bool, typer.Option("--secret-stdin", help="Read the shared secret from standard input")
+    ] = False,
 ) -> None:
     """Serve the Hermes Bridge (the only process that imports hermes-agent)."""
+    import sys
+
     from agentchat.bridge.server import main
 
-    main(host=host, port=port, hermes_home=hermes_home, skills_dir=skills_dir)
+    secret = sys.stdin.readline().strip() if secret_stdin else None
+    main(host=host, port=port, hermes_home=hermes_home, skills_dir=skills_dir, secret=secret)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import logging
 import re
 from typing import Any
 
-from agentchat.bridge import hermes_api, policy
+from agentchat.bridge import agent_guard, hermes_api, policy
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.pool import AgentPool, pool_key
 from agentchat.bridge.runs import RunHandle
@@ -84,6 +84,7 @@ class TurnRunner:
             if not handle.attach(slot.agent):
                 return RunEnd(status="stopped")
             before = _usage_snapshot(slot.agent)
+            agent_guard.deny_dangerous_on_this_thread()
             result = slot.agent.run_conversation(
                 request.user_message,
                 system_message=request.system_prompt or None,

@@ -53,7 +53,6 @@ class LocalStack:
         log_dir.mkdir(parents=True, exist_ok=True)
         env = bridge_environment(
             {
-                "AGENTCHAT_BRIDGE_SECRET": self.bridge_secret,
                 "AGENTCHAT_HERMES_HOME": str(self.settings.resolved_hermes_home),
                 "AGENTCHAT_SKILLS_DIR": str(self.settings.resolved_skills_dir),
                 "AGENTCHAT_AGENT_TOOLSETS": ",".join(self.settings.toolsets),
@@ -61,10 +60,19 @@ class LocalStack:
             }
         )
         command = [sys.executable, "-m", "agentchat.cli", "bridge", "--port", str(port)]
+        command.append("--secret-stdin")  # never in its environment, which the agent can read
         with (log_dir / "bridge.out").open("ab") as out:
             self._bridge = subprocess.Popen(
-                command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+                command,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
+        assert self._bridge.stdin is not None
+        self._bridge.stdin.write(f"{self.bridge_secret}\n".encode())
+        self._bridge.stdin.close()
         self.bridge_url = f"http://127.0.0.1:{port}"
         wait_for_health(self.bridge_url, self._bridge, BRIDGE_START_TIMEOUT_S)
 
