@@ -28,12 +28,13 @@ def migrate(
     database_url: Annotated[str | None, typer.Option()] = None,
 ) -> None:
     """Bring the database schema up to date."""
+    from agentchat.core.private_files import private_dir
     from agentchat.core.settings import Settings
     from agentchat.migrations import upgrade
 
     settings = _settings(data_dir=data_dir, database_url=database_url)
     assert isinstance(settings, Settings)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(settings.data_dir)
     upgrade(settings.resolved_database_url)
     typer.echo("database is up to date")
 
@@ -57,6 +58,7 @@ def serve(
     import uvicorn
 
     from agentchat.app import create_app
+    from agentchat.core.private_files import private_dir
     from agentchat.core.security import UnsafeBind, bind_note, check_bind
     from agentchat.core.settings import Settings
 
@@ -77,7 +79,7 @@ def serve(
         raise typer.Exit(2) from exc
     if note := bind_note(host, settings):
         typer.echo(f"agentchat serve: {note}", err=True)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(settings.data_dir)
     if workers > 1:
         _serve_workers(settings, host, port, workers)
         return

@@ -16,8 +16,7 @@ log = logging.getLogger(__name__)
 
 _USER_DENIED = re.compile(r"BLOCKED: User denied this [^.(]*")
 _BY_THE_BRIDGE = (
-    "BLOCKED by the bridge: dangerous commands are denied until the chat page can ask "
-    "the person "
+    "BLOCKED by the bridge: dangerous commands are denied until the chat page can ask the person "
 )
 
 
