@@ -16,12 +16,15 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fastapi import FastAPI
+from fastapi.responses import HTMLResponse
 
 from agentchat.bridge.client import BridgeClient
 from agentchat.core.local_stack import free_port
 from agentchat.scripted_llm.server import serve_in_thread
 from agentchat.skills.service import install_samples
-from tests.bridge.support import Turn, run_turn
+from tests.bridge.support import Turn, model, run_turn
+from tests.models.fake_provider import serve
 from tests.support.servers import BridgeProcess, start_bridge
 
 pytestmark = pytest.mark.timeout(180)
@@ -255,3 +258,27 @@ def scripted_model() -> Iterator[str]:
     url, stop = serve_in_thread()
     yield url
     stop()
+
+
+def _html_endpoint() -> FastAPI:
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def page() -> HTMLResponse:
+        body = "<html><title>Jenkins</title><body>internal build 4711 " + "x" * 900 + "</body>"
+        return HTMLResponse(body, status_code=500)
+
+    return app
+
+
+async def test_a_run_error_echoes_no_html_page_of_the_endpoint(
+    default_client: BridgeClient,
+) -> None:
+    with serve(_html_endpoint()) as url:
+        turn = await run_turn(
+            default_client, url, "hi", session="html-error", model=model(f"{url}/v1")
+        )
+    assert turn.result is not None and turn.result.status == "failed"
+    error = turn.result.error or ""
+    assert "Jenkins" not in error and "4711" not in error
+    assert 0 < len(error) <= 301

@@ -21,8 +21,42 @@ _BY_THE_BRIDGE = (
 
 
 def harden_agent(agent: Any) -> None:
-    """Switch off what an embedded agent must not do (request dumps)."""
+    """Switch off what an embedded agent must not do: request dumps, and error summaries
+    that quote an endpoint's HTML page or raw body."""
     agent._dump_api_request_debug = lambda *_a, **_k: None
+    agent._summarize_api_error = summarize_api_error
+
+
+def summarize_api_error(error: Exception) -> str:
+    """The status and the provider's own JSON error message (300 characters), nothing else:
+    an endpoint that is not a model API (an internal service) is not quoted."""
+    status = getattr(error, "status_code", None)
+    message = _json_message(getattr(error, "body", None)) or _json_message(_response_json(error))
+    if status and message:
+        return f"HTTP {status}: {' '.join(message.split())[:300]}"
+    if status:
+        return f"HTTP {status} from the model endpoint (its answer is not a JSON error)"
+    return f"the model endpoint could not be reached ({type(error).__name__})"
+
+
+def _json_message(body: Any) -> str:
+    if not isinstance(body, dict):
+        return ""
+    inner = body.get("error")
+    if isinstance(inner, dict) and inner.get("message"):
+        return str(inner["message"])
+    for key in ("message", "error", "detail"):
+        if isinstance(body.get(key), str) and body[key]:
+            return str(body[key])
+    return ""
+
+
+def _response_json(error: Exception) -> Any:
+    response = getattr(error, "response", None)
+    try:
+        return response.json() if response is not None else None
+    except Exception:
+        return None
 
 
 def deny_dangerous_on_this_thread() -> None:

@@ -13,7 +13,9 @@ log = logging.getLogger(__name__)
 
 MIN_SECRET_CHARS = 16
 READ_ONLY_SKILLS = "agentchat-skills-read"  # hermes toolset registered by bridge.skill_guard
+MAX_ERROR_CHARS = 300
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+_HTML = re.compile(r"<(?:!doctype|html|head|body|title|div|p|h\d|pre)\b.*", re.I | re.S)
 
 
 class BridgeMisconfigured(RuntimeError):
@@ -57,3 +59,11 @@ def workspace(settings: BridgeSettings, session_id: str) -> Path:
     """The session's working folder, chosen by the bridge under its hermes home."""
     name = _SAFE_NAME.sub("_", session_id).lstrip(".") or "_"
     return settings.home / "workspaces" / name
+
+
+def public_error(text: str) -> str:
+    """A model error as the page may show it: no HTML page an endpoint sent back, one line,
+    at most 300 characters."""
+    text = _HTML.sub("[an HTML page, not shown]", text)
+    text = " ".join(text.split())
+    return text[:MAX_ERROR_CHARS] + ("…" if len(text) > MAX_ERROR_CHARS else "")

@@ -64,7 +64,9 @@ class TurnRunner:
             return self._run_locked(handle, request)
         except Exception as exc:
             log.exception("run %s failed", request.run_id)
-            return RunEnd(status="failed", error=f"{type(exc).__name__}: {exc}")
+            return RunEnd(
+                status="failed", error=policy.public_error(f"{type(exc).__name__}: {exc}")
+            )
         finally:
             lock.release()
 
@@ -161,7 +163,8 @@ class TurnRunner:
             end.status, end.final_text = "stopped", translator.streamed_answer
         elif result.get("failed"):
             end.status = "failed"
-            end.error = str(result.get("error") or result.get("final_response") or "turn failed")
+            error = str(result.get("error") or result.get("final_response") or "turn failed")
+            end.error = policy.public_error(error)
             end.final_text = translator.streamed_answer
         return end
 
