@@ -151,6 +151,8 @@ export interface Skill {
   description: string
   error?: string | null
   content?: string
+  /** Made by the agent (skill management), in the hermes home; the user's skills are not. */
+  agentMade?: boolean
 }
 
 /** One SSE event as the stream delivers it (data already parsed). */
