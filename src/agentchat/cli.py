@@ -144,9 +144,11 @@ def bridge(
     """Serve the Hermes Bridge (the only process that imports hermes-agent)."""
     import sys
 
+    from agentchat.bridge.clean_start import restart_clean_if_needed
     from agentchat.bridge.server import main
 
     secret = sys.stdin.readline().strip() if secret_stdin else None
+    restart_clean_if_needed(secret)
     main(host=host, port=port, hermes_home=hermes_home, skills_dir=skills_dir, secret=secret)
 
 

@@ -29,6 +29,11 @@ from tests.support.servers import BridgeProcess, start_bridge
 
 pytestmark = pytest.mark.timeout(180)
 
+DEPLOY_ENV = {
+    "AGENTCHAT_AUTH_TOKEN": "planted-auth-token-0123456789",
+    "AGENTCHAT_DATABASE_URL": "postgresql+psycopg://app:planted-db-password@db/agentchat",
+    "AGENTCHAT_SECRET_KEY": "planted-secret-key-abcdef",
+}
 OUTSIDE_SKILL = "---\nname: outside\ndescription: lives outside\n---\nTOP-SECRET-OUTSIDE\n"
 
 
@@ -56,7 +61,11 @@ def managing_bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bridge
     """An operator who enabled the terminal and skill management."""
     root = tmp_path_factory.mktemp("managing-bridge")
     _skills_root(root)
-    env = {"AGENTCHAT_AGENT_TOOLSETS": "skills,terminal", "AGENTCHAT_AGENT_SKILL_MANAGEMENT": "1"}
+    env = {
+        "AGENTCHAT_AGENT_TOOLSETS": "skills,terminal",
+        "AGENTCHAT_AGENT_SKILL_MANAGEMENT": "1",
+        **DEPLOY_ENV,  # as a shared EnvironmentFile gives them (deploy/systemd)
+    }
     bridge = start_bridge(root, **env)
     yield bridge
     bridge.stop()
@@ -143,6 +152,20 @@ async def test_the_bridge_chooses_the_working_folder(
     answer = _answer(turn)
     assert str(managing_bridge.home / "workspaces" / "_.._x") in answer
     assert str(tmp_path) not in answer
+
+
+async def test_a_bridge_started_with_the_shared_env_file_leaks_none_of_it(
+    managing_client: BridgeClient, managing_bridge: BridgeProcess, scripted_model: str
+) -> None:
+    pid = managing_bridge.process.pid
+    command = f"env; cat /proc/{pid}/environ /proc/$PPID/environ | tr '\\0' '\\n'"
+    printed = _answer(
+        await run_turn(managing_client, scripted_model, _tool("terminal", {"command": command}))
+    )
+    assert "PATH=" in printed
+    for value in [*DEPLOY_ENV.values(), str(managing_bridge.secret)]:
+        assert value not in printed
+    assert "AGENTCHAT_BRIDGE_SECRET" not in printed
 
 
 async def test_a_request_may_narrow_the_toolsets(

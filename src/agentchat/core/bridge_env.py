@@ -20,7 +20,8 @@ _BRIDGE_SETTINGS = (
     "AGENTCHAT_AGENT_SKILL_MANAGEMENT",
 )  # fmt: skip
 _BRIDGE_PREFIX = "AGENTCHAT_BRIDGE_"
-_NEVER = ("AGENTCHAT_BRIDGE_URL",)
+_HERMES_PREFIX = "HERMES_"  # hermes-agent's own tuning, set by the operator
+_NEVER = ("AGENTCHAT_BRIDGE_URL", "HERMES_YOLO_MODE")
 
 
 def bridge_environment(
@@ -36,4 +37,13 @@ def bridge_environment(
 def _allowed(name: str) -> bool:
     if name in _SYSTEM or name.startswith("LC_") or name in _BRIDGE_SETTINGS:
         return True
-    return name.startswith(_BRIDGE_PREFIX) and name not in _NEVER
+    prefixed = name.startswith(_BRIDGE_PREFIX) or name.startswith(_HERMES_PREFIX)
+    return prefixed and name not in _NEVER
+
+
+def clean_bridge_environment(source: Mapping[str, str]) -> tuple[dict[str, str], str | None]:
+    """The environment a bridge process should run with, and the shared secret taken out of
+    it (the agent's tools could read it there, even from /proc)."""
+    clean = bridge_environment({}, source)
+    secret = clean.pop("AGENTCHAT_BRIDGE_SECRET", None)
+    return clean, secret
