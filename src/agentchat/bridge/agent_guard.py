@@ -36,6 +36,8 @@ def summarize_api_error(error: Exception) -> str:
         return f"HTTP {status}: {' '.join(message.split())[:300]}"
     if status:
         return f"HTTP {status} from the model endpoint (its answer is not a JSON error)"
+    if "timeout" in type(error).__name__.lower():
+        return f"the model endpoint timed out ({type(error).__name__})"
     return f"the model endpoint could not be reached ({type(error).__name__})"
 
 
