@@ -10,7 +10,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import stat
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from tests.models.fake_provider import serve, unused_port
 from tests.security.conftest import TOKEN, client_for, make_settings
 
 KEY = "sk-stored-key-for-host-a-0123"
+REDIS_URL = os.environ.get("AGENTCHAT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
 def _recording_provider(seen: list[dict[str, Any]]) -> FastAPI:
@@ -290,3 +293,20 @@ def test_the_database_and_its_folder_are_private(tmp_path: Path) -> None:
         engine.dispose()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+async def test_with_redis_a_logout_holds_on_every_api_process(
+    tmp_path: Path, database: Database
+) -> None:
+    """Two API processes sharing Redis (as `serve --workers` runs them): a session signed in
+    on one works on the other, and a logout on one revokes it on both."""
+    prefix = f"agentchat-test-{uuid.uuid4().hex}:"
+    settings = make_settings(tmp_path, auth_token=TOKEN, redis_url=REDIS_URL, redis_prefix=prefix)
+    first, second = (create_app(settings, database=database) for _ in range(2))
+    async with client_for(first) as a:
+        await a.post("/api/auth/login", json={"token": TOKEN})
+        session_id = a.cookies["agentchat_token"]
+        async with client_for(second, cookies={"agentchat_token": session_id}) as b:
+            assert (await b.get("/api/models")).status_code == 200
+            assert (await a.post("/api/auth/logout")).status_code == 204
+            assert (await b.get("/api/models")).status_code == 401
