@@ -17,6 +17,7 @@ from agentchat.runs.schemas import (
     Accepted,
     ClarifyAnswer,
     MemoryUpdate,
+    MemoryView,
     Regenerated,
     ResetRequest,
     ResetResult,
@@ -158,23 +159,27 @@ async def reset_session(
     return await runs.reset(session_id, (body or ResetRequest()).keep_history)
 
 
-@router.get("/api/chat/sessions/{session_id}/memory", operation_id="getMemory")
+@router.get(
+    "/api/chat/sessions/{session_id}/memory", operation_id="getMemory", response_model=MemoryView
+)
 async def get_memory(session_id: int, runs: Runs) -> dict[str, Any]:
     return await runs.memory(session_id)
 
 
-@router.put("/api/chat/sessions/{session_id}/memory", operation_id="putMemory")
+@router.put(
+    "/api/chat/sessions/{session_id}/memory", operation_id="putMemory", response_model=MemoryView
+)
 async def put_memory(session_id: int, body: MemoryUpdate, runs: Runs) -> dict[str, Any]:
     return await runs.put_memory(session_id, body.memory, body.user)
 
 
-@router.get("/api/memory", operation_id="getAgentMemory")
+@router.get("/api/memory", operation_id="getAgentMemory", response_model=MemoryView)
 async def get_agent_memory(runs: Runs) -> dict[str, Any]:
     """The agent's memory, shared by every chat (the per-chat paths read the same files)."""
     return await runs.agent_memory()
 
 
-@router.put("/api/memory", operation_id="putAgentMemory")
+@router.put("/api/memory", operation_id="putAgentMemory", response_model=MemoryView)
 async def put_agent_memory(body: MemoryUpdate, runs: Runs) -> dict[str, Any]:
     return await runs.put_agent_memory(body.memory, body.user)
 
