@@ -29,14 +29,15 @@ def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
     skill = root / "skills" / "demo-skill"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text(SKILL_MD, encoding="utf-8")
-    process = start_bridge(root, secret=None)
+    toolsets = "clarify,todo,memory,skills,terminal"  # terminal: for the approval test
+    process = start_bridge(root, AGENTCHAT_AGENT_TOOLSETS=toolsets)
     yield process
     process.stop()
 
 
 @pytest.fixture
 async def client(bridge: BridgeProcess) -> AsyncIterator[BridgeClient]:
-    async with BridgeClient(bridge.url) as c:
+    async with BridgeClient(bridge.url, secret=bridge.secret) as c:
         yield c
 
 

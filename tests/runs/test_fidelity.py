@@ -11,7 +11,7 @@ import pytest
 
 from agentchat.core.database import Database
 from tests.runs.conftest import Stack, make_stack
-from tests.support.servers import BridgeProcess
+from tests.support.servers import BridgeProcess, start_bridge
 
 SKILL_MD = """---
 name: haiku-skill
@@ -19,6 +19,15 @@ description: Answers in haiku.
 ---
 Always answer in haiku, five seven five.
 """
+
+
+@pytest.fixture(scope="module")
+def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
+    """This module's bridge also allows `terminal` (the approval test enables it in the API)."""
+    toolsets = "clarify,todo,memory,skills,terminal"
+    process = start_bridge(tmp_path_factory.mktemp("bridge"), AGENTCHAT_AGENT_TOOLSETS=toolsets)
+    yield process
+    process.stop()
 
 
 @pytest.fixture
