@@ -3,6 +3,7 @@
 // message looks exactly like a live one.
 import type { RunEvent } from '@/api/types'
 import { stripHermesDecoration } from './decoration'
+import { annotateRun, type RunStep } from './steps'
 
 export type RunStatus = 'RUNNING' | 'SUCCESS' | 'FAILED' | 'STOPPED'
 
@@ -12,6 +13,10 @@ export interface ToolCall {
   args: string
   result: string | null
   done: boolean
+  /** The real arguments (`meta.args`), when the event carried them. */
+  input?: unknown
+  /** How long the tool ran (`meta.durationMs` of its result). */
+  durationMs?: number
 }
 
 export interface TodoItem {
@@ -41,6 +46,7 @@ export interface RunState {
   currentTool: ToolCall | null
   toolHistory: ToolCall[]
   toolCount: number
+  steps: RunStep[]
   todos: TodoItem[]
   pendingAsk: PendingAsk | null
   clarifications: Clarification[]
@@ -63,6 +69,7 @@ export function emptyRunState(runId: string | null = null, startedAt: number | n
     currentTool: null,
     toolHistory: [],
     toolCount: 0,
+    steps: [],
     todos: [],
     pendingAsk: null,
     clarifications: [],
@@ -144,6 +151,10 @@ function onClarifyAnswered(s: RunState, meta: Record<string, unknown>): RunState
 
 /** Apply one node_stream item (kind/content/toolName/meta) — shared by events and stored logs. */
 export function applyNodeStream(s: RunState, item: Record<string, unknown>): RunState {
+  return annotateRun(s, applyItem(s, item), item)
+}
+
+function applyItem(s: RunState, item: Record<string, unknown>): RunState {
   const kind = str(item.kind)
   const content = str(item.content)
   const toolName = str(item.toolName)
