@@ -109,6 +109,11 @@ def test_the_chat_in_every_size_and_theme(
 
     check_showcase_answer(page)
     page.screenshot(path=screenshots / f"ui-{size}-{scheme}-chat.png")
+    first = tid(page, "assistant-message").first
+    tid(first, "thinking-summary").click()  # folds again
+    expect(tid(first, "run-step")).to_have_count(0)
+    first.evaluate("(el) => el.scrollIntoView({ block: 'start' })")
+    page.screenshot(path=screenshots / f"ui-{size}-{scheme}-answer.png")
     assert run_axe(page) == []
     tid(page, "jump-latest").click()
     expect(tid(page, "jump-latest")).to_have_count(0)
