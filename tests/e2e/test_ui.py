@@ -1,5 +1,5 @@
-"""A page people use every day (issue 16): the main stories on a phone (390×844) and a desktop
-(1366×800) in light and dark, the calm thinking panel, words in the page's language, and
+"""A page people use every day (issue 16): the main stories on a phone (390x844) and a desktop
+(1366x800) in light and dark, the calm thinking panel, words in the page's language, and
 axe-core finding no serious or critical violation on the chat, models and skills pages."""
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ from playwright.sync_api import Browser, Page, expect
 from tests.e2e.pages import last_assistant, open_chat, send, session_row, tid, wait_finished
 from tests.e2e.stack import E2EStack
 from tests.e2e.ui_support import (
+    DEMO_NAME,
     DESKTOP,
     LONG_TITLE,
     PHONE,
     SIZES,
     PageFactory,
+    builtin_demo_model,
     page_factory,
     run_axe,
     seed_showcase,
@@ -185,20 +187,24 @@ def test_an_unknown_chat_says_so(page: Page) -> None:
     expect(page.locator(".n-message").first).to_contain_text("This chat does not exist")
 
 
-def test_the_demo_model_is_named_and_announced(
+def test_the_model_picker_shows_whole_names_and_the_demo_is_announced(
     make_page: PageFactory, e2e_stack: E2EStack
 ) -> None:
-    page = make_page(DESKTOP)
-    open_chat(page)
-    models = e2e_stack.call("GET", "/api/models")
-    default = next(m for m in models if m["isDefault"])
-    select = tid(page, "model-select")
-    expect(select).to_contain_text(f"Default: {default['name']}")
-    # the e2e stack registers a plain model: no demo notice; the built-in one gets it
-    expect(tid(page, "demo-notice")).to_have_count(0 if not default["isBuiltin"] else 1)
-    select.click()
-    option = page.locator(".n-base-select-option").first
-    expect(option).to_contain_text(default["modelName"])
+    default = next(m for m in e2e_stack.call("GET", "/api/models") if m["isDefault"])
+    with builtin_demo_model(e2e_stack) as demo:
+        page = make_page(DESKTOP)
+        open_chat(page)
+        select = tid(page, "model-select")
+        expect(select).to_contain_text(f"Default: {default['name']}")
+        expect(tid(page, "demo-notice")).to_have_count(0)
+        select.click()
+        option = page.locator(".n-base-select-option").filter(has_text=DEMO_NAME)
+        expect(option).to_contain_text(demo["modelName"])
+        assert option.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")  # not cut
+        option.click()
+        notice = tid(page, "demo-notice")
+        expect(notice).to_contain_text("not a real LLM")
+        expect(notice.get_by_role("link")).to_have_attribute("href", "/models")
 
 
 def test_escape_stops_the_run_and_the_jump_button_returns_to_the_latest(page: Page) -> None:
@@ -220,6 +226,29 @@ def test_escape_stops_the_run_and_the_jump_button_returns_to_the_latest(page: Pa
     expect(jump).to_have_count(0)
     at_bottom = "(el) => el.scrollHeight - el.scrollTop - el.clientHeight < 80"
     assert tid(page, "message-list").evaluate(at_bottom)
+
+
+# After a reload the session list (which follows every live run) answers before the chat.
+SLOW_SESSION_DETAIL = """
+const realFetch = window.fetch
+window.fetch = (url, init) => /\\/api\\/chat\\/sessions\\/\\d+$/.test(String(url))
+  ? new Promise((done) => setTimeout(done, 1500)).then(() => realFetch(url, init))
+  : realFetch(url, init)
+"""
+
+
+def test_the_duration_survives_a_reload_mid_run(page: Page) -> None:
+    open_chat(page)
+    send(page, "#think planning the count\n#delay 100\n#tokens 50")
+    reply = last_assistant(page)
+    expect(tid(reply, "answer")).to_contain_text("t15 ")  # about 1.5 s in
+    page.add_init_script(SLOW_SESSION_DETAIL)
+    page.reload()
+    reply = last_assistant(page)
+    wait_finished(reply, "SUCCESS")
+    summary = tid(reply, "thinking-summary").inner_text()
+    seconds = int(summary.split("Thought for ", 1)[1].split(" s", 1)[0])
+    assert seconds >= 4, summary  # the whole run, not the time since the reload
 
 
 def test_row_actions_are_labelled_and_reachable_by_keyboard(
