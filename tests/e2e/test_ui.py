@@ -163,7 +163,9 @@ def test_models_and_skills_pages_have_no_serious_violations(
     phone.screenshot(path=screenshots / f"ui-models-phone-{scheme}.png")
 
 
-def test_words_follow_the_chinese_page(make_page: PageFactory, showcase: int) -> None:
+def test_words_follow_the_chinese_page(
+    make_page: PageFactory, showcase: int, screenshots: Path
+) -> None:
     page = make_page(DESKTOP, "light", storage={"agentchat.locale": "zh"})
     open_chat(page, showcase)
     expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
@@ -177,6 +179,7 @@ def test_words_follow_the_chinese_page(make_page: PageFactory, showcase: int) ->
     stats = tid(page, "session-stats")
     expect(stats).to_contain_text("估算 Token 数")
     expect(stats).not_to_contain_text("estimatedTokens")
+    page.screenshot(path=screenshots / "ui-memory-stats-zh.png")
 
 
 def test_an_unknown_chat_says_so(page: Page) -> None:
