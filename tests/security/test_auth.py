@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from starlette.routing import Route
 
-from agentchat.core.auth import PUBLIC_API_PATHS, cookie_value, is_authenticated
+from agentchat.web.auth import PUBLIC_API_PATHS, cookie_value, is_authenticated
 from tests.security.conftest import TOKEN, client_for
 
 BEARER = {"Authorization": f"Bearer {TOKEN}"}

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from agentchat.chat import service as tree
+from agentchat.chat import tree
 from agentchat.chat.sessions import get_session, run_states, touch_session
 from agentchat.chat.tables import ChatMessage, ChatMessageLog
 from agentchat.core.clock import utcnow

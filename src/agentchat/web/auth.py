@@ -9,8 +9,8 @@ import hmac
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentchat.core.asgi import header, send_error
 from agentchat.core.settings import Settings
+from agentchat.web.asgi import header, send_error
 
 COOKIE_NAME = "agentchat_token"
 PUBLIC_API_PATHS = frozenset(

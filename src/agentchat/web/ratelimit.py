@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentchat.core.asgi import send_error
+from agentchat.web.asgi import send_error
 
 LIMITED_POSTS = (
     (re.compile(r"/api/chat/sessions/[^/]+/runs"), "run"),

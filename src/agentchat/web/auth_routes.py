@@ -6,16 +6,16 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response, status
 from pydantic import Field
 
-from agentchat.core.auth import (
+from agentchat.core.deps import SettingsDep
+from agentchat.core.errors import Unauthorized
+from agentchat.core.schemas import CamelModel, ErrorBody
+from agentchat.web.auth import (
     COOKIE_NAME,
     configured_token,
     cookie_value,
     is_authenticated,
     same_secret,
 )
-from agentchat.core.deps import SettingsDep
-from agentchat.core.errors import Unauthorized
-from agentchat.core.schemas import CamelModel, ErrorBody
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 

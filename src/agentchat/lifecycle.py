@@ -15,10 +15,10 @@ import anyio
 from fastapi import FastAPI
 
 from agentchat.core.database import Database
-from agentchat.core.local_stack import LocalStack
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.factory import make_bus
+from agentchat.local_stack import LocalStack
 from agentchat.models.service import ensure_default_model, update_builtin_base_url
 from agentchat.runs.bridges import BridgeRouter
 from agentchat.runs.log_writer import LogWriter

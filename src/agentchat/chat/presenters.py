@@ -25,9 +25,9 @@ from agentchat.chat.schemas import (
     StatusFilter,
     VersionPublic,
 )
-from agentchat.chat.service import active_branch
 from agentchat.chat.sessions import RunState, list_sessions, run_states
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
+from agentchat.chat.tree import active_branch
 
 Position = tuple[int, int]  # (sibling count, 0-based index by branch_order)
 
