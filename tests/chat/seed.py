@@ -7,9 +7,8 @@ from typing import Any
 
 from agentchat.chat import sessions, tree
 from agentchat.chat.schemas import SessionCreate
-from agentchat.chat.tables import ChatMessageLog
+from agentchat.chat.tables import ChatMessageLog, WorkflowPause
 from agentchat.core.database import Database
-from agentchat.runs.tables import WorkflowPause
 
 
 def new_session(db: Database, title: str | None = None) -> int:

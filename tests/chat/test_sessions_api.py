@@ -7,10 +7,9 @@ from datetime import datetime, timedelta
 import httpx
 from sqlalchemy import func, select, update
 
-from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
+from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession, WorkflowPause
 from agentchat.core.database import Database
 from agentchat.models.tables import AiModelConfig
-from agentchat.runs.tables import WorkflowPause
 from tests.chat.seed import add, add_logs, conversation, new_session, pause, start_run
 
 SESSION_KEYS = {

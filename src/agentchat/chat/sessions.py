@@ -16,11 +16,10 @@ from sqlalchemy import and_, delete, exists, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from agentchat.chat.schemas import SessionCreate, SessionUpdate, StatusFilter
-from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
+from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession, WorkflowPause
 from agentchat.core.clock import utcnow
 from agentchat.core.errors import Conflict, Invalid, NotFound
 from agentchat.models.tables import AiModelConfig
-from agentchat.runs.tables import WorkflowPause
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,10 @@ from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
 from agentchat.chat.sessions import get_session, run_states, touch_session
-from agentchat.chat.tables import ChatMessage, ChatMessageLog
+from agentchat.chat.tables import ChatMessage, ChatMessageLog, WorkflowPause
 from agentchat.core.clock import utcnow
 from agentchat.core.errors import Conflict, Invalid, NotFound, TooManyRuns
 from agentchat.runs.history import history_for
-from agentchat.runs.tables import WorkflowPause
 
 STALE_ERROR = "The server stopped while this answer was being written; regenerate to try again."
 # PostgreSQL advisory lock id ("agch") that serialises run starts across API processes.
