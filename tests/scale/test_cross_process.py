@@ -123,7 +123,7 @@ def test_the_global_cap_holds_across_processes(cluster: Cluster) -> None:
         for api, sid in zip(apis, sessions, strict=True)
     ]
     assert [r.status_code for r in sequential] == [201] * MAX_ACTIVE_RUNS + [429]
-    assert sequential[-1].json()["error"]["code"] == "too_many_runs"
+    assert sequential[-1].json()["error"]["code"] == "too_many_requests"
     _stop_all(b, sequential)
 
     for _ in range(2):  # at the same moment, through both processes

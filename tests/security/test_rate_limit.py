@@ -49,7 +49,7 @@ async def test_run_starts_over_the_rate_get_429_with_retry_after(
         assert statuses == [404] * RATE
         refused = await c.post("/api/chat/sessions/2/runs", json=RUN_BODY)
         assert refused.status_code == 429
-        assert refused.json()["error"]["code"] == "rate_limited"
+        assert refused.json()["error"]["code"] == "too_many_requests"
         assert 1 <= int(refused.headers["retry-after"]) <= 60 // RATE
         again = await c.post("/api/chat/messages/5/regenerate")
         assert again.status_code == 429  # regenerate draws from the same bucket

@@ -17,11 +17,14 @@ from agentchat.bridge.schemas import Ack, ClarifyAnswer, RunEnd, RunRequest
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.bridge.sse import KEEPALIVE, encode
 from agentchat.bridge.turn import TurnRunner
+from agentchat.core.context_length import DEFAULT_CONTEXT_LENGTH
 from agentchat.core.errors import Conflict, ServiceUnavailable
 
 log = logging.getLogger(__name__)
 
-_WARM_MODEL = ModelSpec("http://127.0.0.1:9/v1", "warm-up", "warm-up", "openai", 131072)
+_WARM_MODEL = ModelSpec(
+    "http://127.0.0.1:9/v1", "warm-up", "warm-up", "openai", DEFAULT_CONTEXT_LENGTH
+)
 
 
 class BridgeService:

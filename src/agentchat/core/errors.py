@@ -35,9 +35,11 @@ class Invalid(AppError):
     code = "invalid"
 
 
-class TooManyRuns(AppError):
+class TooManyRequests(AppError):
+    """429, whatever ran out (run slots, the rate limit): one code for "too many"."""
+
     status_code = 429
-    code = "too_many_runs"
+    code = "too_many_requests"
 
 
 class Unauthorized(AppError):

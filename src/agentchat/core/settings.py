@@ -8,6 +8,8 @@ from pathlib import Path
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from agentchat.core.toolsets import DEFAULT_TOOLSETS
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="AGENTCHAT_", extra="ignore")
@@ -30,7 +32,7 @@ class Settings(BaseSettings):
     auth_token: SecretStr | None = None
     secret_key: SecretStr | None = None
     insecure_public: bool = False
-    agent_toolsets: str = "clarify,todo,memory,skills"
+    agent_toolsets: str = ",".join(DEFAULT_TOOLSETS)
     allowed_hosts: str = "127.0.0.1,localhost,[::1],::1,testserver"
     cors_origins: str = ""
     max_body_bytes: int = 1024 * 1024
