@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from agentchat.chat.enums import MessageRole, MessageStatus
 from agentchat.chat.presenters import group_logs, message_public, message_publics, positions_of
 from agentchat.chat.schemas import ExportBranch, ExportFormat, LogPublic, MessagePublic
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
@@ -22,7 +23,11 @@ from agentchat.core.clock import iso, utcnow
 
 FORMAT_TAG = "agentchat.export/1"
 MEDIA_TYPES = {"md": "text/markdown; charset=utf-8", "json": "application/json"}
-ROLE_TITLES = {"USER": "User", "ASSISTANT": "Assistant", "SYSTEM": "System"}
+ROLE_TITLES = {
+    MessageRole.USER: "User",
+    MessageRole.ASSISTANT: "Assistant",
+    MessageRole.SYSTEM: "System",
+}
 
 
 @dataclass(frozen=True)
@@ -173,9 +178,9 @@ def _message_markdown(message: MessagePublic, *, tree_view: bool) -> list[str]:
 
 def _heading(message: MessagePublic, tree_view: bool) -> str:
     title = ROLE_TITLES.get(message.role, message.role.title())
-    if message.role == "SYSTEM":
-        title = "Context reset" if message.status == "RESET" else "Context summary"
-    elif message.role == "ASSISTANT" and message.status != "SUCCESS":
+    if message.role == MessageRole.SYSTEM:
+        title = "Context reset" if message.status == MessageStatus.RESET else "Context summary"
+    elif message.role == MessageRole.ASSISTANT and message.status != MessageStatus.SUCCESS:
         title += f" ({message.status.lower()})"
     if not tree_view:
         return title

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session
 
+from agentchat.chat.enums import MessageRole
 from agentchat.chat.schemas import (
     DEFAULT_PAGE,
     PREVIEW_CHARS,
@@ -75,7 +76,11 @@ def latest_previews(db: Session, session_ids: list[int]) -> dict[int, str]:
     m = ChatMessage
     latest = (
         select(func.substr(m.content, 1, PREVIEW_CHARS))
-        .where(m.session_id == ChatSession.id, m.role.in_(("USER", "ASSISTANT")), m.content != "")
+        .where(
+            m.session_id == ChatSession.id,
+            m.role.in_((MessageRole.USER, MessageRole.ASSISTANT)),
+            m.content != "",
+        )
         .order_by(m.created_at.desc(), m.id.desc())
         .limit(1)
         .correlate(ChatSession)
@@ -94,7 +99,7 @@ def message_publics(db: Session, messages: Sequence[ChatMessage]) -> list[Messag
     if not messages:
         return []
     positions = sibling_positions(db, messages)
-    logs = logs_by_message(db, [m.id for m in messages if m.role == "ASSISTANT"])
+    logs = logs_by_message(db, [m.id for m in messages if m.role == MessageRole.ASSISTANT])
     return [message_public(m, positions[m.id], logs.get(m.id, [])) for m in messages]
 
 

@@ -21,6 +21,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, Mapper, mapped_column
 
+from agentchat.chat.enums import PauseStatus, SessionStatus
 from agentchat.core.clock import utcnow
 from agentchat.core.database import Base, BigId, LongText, Timestamp
 from agentchat.models.tables import AiModelConfig
@@ -35,7 +36,9 @@ class ChatSession(Base):
     model_id: Mapped[int | None] = mapped_column(BigId)
     skill_folder: Mapped[str | None] = mapped_column(String(255))
     hermes_session: Mapped[str | None] = mapped_column(String(64))
-    status: Mapped[str] = mapped_column(String(16), nullable=False, server_default="ACTIVE")
+    status: Mapped[str] = mapped_column(
+        String(16), nullable=False, server_default=SessionStatus.ACTIVE.value
+    )
     last_summarized_at: Mapped[datetime | None] = mapped_column(Timestamp)
     created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
     last_message_at: Mapped[datetime | None] = mapped_column(Timestamp)
@@ -123,7 +126,9 @@ class WorkflowPause(Base):
     clarify_id: Mapped[str] = mapped_column(String(128), nullable=False)
     question: Mapped[str] = mapped_column(Text, nullable=False)
     choices: Mapped[str | None] = mapped_column(Text)  # JSON list
-    status: Mapped[str] = mapped_column(String(16), nullable=False, default="PENDING")
+    status: Mapped[str] = mapped_column(
+        String(16), nullable=False, default=PauseStatus.PENDING.value
+    )
     answer: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
     answered_at: Mapped[datetime | None] = mapped_column(Timestamp)
