@@ -26,7 +26,7 @@ SESSION_KEYS = {
     "lastSummarizedAt",
     "lastMessagePreview",
     "hasActiveRun",
-    "waitingForInput",
+    "hasPendingClarify",
     "activeRunId",
 }
 
@@ -174,7 +174,7 @@ async def test_list_rejects_bad_limits_status_and_cursor(client: httpx.AsyncClie
     assert "cursor" in r.json()["error"]["message"]
 
 
-async def test_list_shows_active_run_and_waiting_for_input(
+async def test_list_shows_active_run_and_pending_clarify(
     client: httpx.AsyncClient, database: Database
 ) -> None:
     running = new_session(database, "running")
@@ -187,8 +187,8 @@ async def test_list_shows_active_run_and_waiting_for_input(
     by_id = {s["id"]: s for s in items}
     assert by_id[running]["hasActiveRun"] is True
     assert by_id[running]["activeRunId"] == "run-a"
-    assert by_id[running]["waitingForInput"] is False
-    assert by_id[waiting]["waitingForInput"] is True
+    assert by_id[running]["hasPendingClarify"] is False
+    assert by_id[waiting]["hasPendingClarify"] is True
     assert by_id[waiting]["activeRunId"] == "run-b"
 
 

@@ -51,7 +51,7 @@ def test_bad_requests_get_clear_errors(stack: Stack) -> None:
         ("get", "/api/chat/runs/unknown-run/state", None, 404),
         ("get", "/api/chat/runs/unknown-run/stream", None, 404),
         ("post", "/api/chat/runs/unknown-run/stop", None, 404),
-        ("post", "/api/chat/runs/unknown-run/resume", {"clarifyId": "c", "answer": "a"}, 404),
+        ("post", "/api/chat/runs/unknown-run/clarify", {"clarifyId": "c", "answer": "a"}, 404),
         ("post", "/api/chat/messages/999999/regenerate", None, 404),
     ]
     for method, path, body, status in cases:

@@ -18,7 +18,7 @@ export interface Session {
   lastSummarizedAt: string | null
   lastMessagePreview: string | null
   hasActiveRun: boolean
-  waitingForInput: boolean
+  hasPendingClarify: boolean
   activeRunId: string | null
 }
 

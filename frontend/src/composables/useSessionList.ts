@@ -88,7 +88,7 @@ export function useSessionList(pool: RunPool = useGlobalRuns()) {
   }
 
   function isWaiting(s: Session): boolean {
-    return pool.sessionRun(s.id) ? pool.waitingForInput(s.id) : s.waitingForInput
+    return pool.sessionRun(s.id) ? pool.waitingForInput(s.id) : s.hasPendingClarify
   }
 
   return { items, query, archived, hasMore, loading, load, create, rename, setArchived, remove, isRunning, isWaiting }

@@ -65,7 +65,7 @@ def session_public(chat: ChatSession, preview: str | None, state: RunState | Non
     if state is not None:
         public.has_active_run = True
         public.active_run_id = state.run_id
-        public.waiting_for_input = state.waiting_for_input
+        public.has_pending_clarify = state.waiting_for_input
     return public
 
 

@@ -68,7 +68,7 @@ class SessionPublic(CamelModel):
     last_summarized_at: UtcDateTime | None
     last_message_preview: str | None = None
     has_active_run: bool = False
-    waiting_for_input: bool = False
+    has_pending_clarify: bool = False
     active_run_id: str | None = None
 
 
