@@ -47,16 +47,6 @@ class Unauthorized(AppError):
     code = "unauthorized"
 
 
-class Forbidden(AppError):
-    status_code = 403
-    code = "forbidden"
-
-
-class PayloadTooLarge(AppError):
-    status_code = 413
-    code = "payload_too_large"
-
-
 class BadGateway(AppError):
     status_code = 502
     code = "bad_gateway"

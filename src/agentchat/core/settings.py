@@ -37,7 +37,6 @@ class Settings(BaseSettings):
     cors_origins: str = ""
     max_body_bytes: int = 1024 * 1024
     run_rate_per_minute: int = Field(default=30, ge=0, description="0 turns the limit off")
-    scripted_llm_port: int | None = None
     scripted_llm_url: str | None = Field(
         default=None, description="A scripted model already running (set by `serve --workers`)"
     )
