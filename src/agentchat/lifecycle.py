@@ -81,7 +81,6 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         for loop in loops:
             loop.start()
         app.state.runs = runs
-        app.state.local_stack = stack
         yield
         for loop in loops:  # owner keys outlive the heartbeat by their TTL: enough to finish
             await loop.close()
