@@ -11,15 +11,16 @@ from agentchat.core.deps import DbSession
 from agentchat.core.errors import Invalid
 from agentchat.core.schemas import ERROR_RESPONSES
 from agentchat.runs import stats as run_stats
+from agentchat.runs.endings import ended
 from agentchat.runs.schemas import (
     ClarifyAnswer,
     MemoryUpdate,
     Regenerated,
     ResetRequest,
     ResetResult,
+    RunSnapshot,
     RunStart,
     RunStarted,
-    RunState,
     SessionStats,
 )
 from agentchat.runs.service import RunService
@@ -84,22 +85,10 @@ async def stream_run(
     return Response(_ended_run(state), media_type="text/event-stream")
 
 
-def _ended_run(state: RunState) -> bytes:
+def _ended_run(state: RunSnapshot) -> bytes:
     """A run the bus has forgotten: its end, rebuilt from the database."""
-    if state.status == "SUCCESS":
-        data: dict[str, Any] = {
-            "runId": state.run_id,
-            "messageId": state.message_id,
-            "finalText": state.final_text,
-        }
-        return sse_message("workflow_complete", data)
-    data = {
-        "runId": state.run_id,
-        "messageId": state.message_id,
-        "message": state.error or "the run ended",
-        "stopped": state.status == "STOPPED",
-    }
-    return sse_message("workflow_error", data)
+    event, data = ended(state.run_id, state.message_id, state.status, state.final_text, state.error)
+    return sse_message(event, data)
 
 
 @router.get(
@@ -129,17 +118,17 @@ async def stream_runs(
 
 
 @router.get("/api/chat/runs/{run_id}/state", operation_id="runState")
-async def run_state(run_id: str, runs: Runs) -> RunState:
+async def run_state(run_id: str, runs: Runs) -> RunSnapshot:
     return await runs.state(run_id)
 
 
 @router.post("/api/chat/runs/{run_id}/resume", operation_id="resumeRun")
-async def resume_run(run_id: str, body: ClarifyAnswer, runs: Runs) -> RunState:
+async def resume_run(run_id: str, body: ClarifyAnswer, runs: Runs) -> RunSnapshot:
     return await runs.resume(run_id, body.clarify_id, body.answer)
 
 
 @router.post("/api/chat/runs/{run_id}/stop", operation_id="stopRun")
-async def stop_run(run_id: str, runs: Runs) -> RunState:
+async def stop_run(run_id: str, runs: Runs) -> RunSnapshot:
     return await runs.stop(run_id)
 
 

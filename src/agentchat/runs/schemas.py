@@ -49,7 +49,9 @@ class RunLog(CamelModel):
     meta: dict[str, Any] | None = None
 
 
-class RunState(CamelModel):
+class RunSnapshot(CamelModel):
+    """A run seen at one moment (`/state`): for a client that lost its stream."""
+
     run_id: str
     session_id: int
     message_id: int
