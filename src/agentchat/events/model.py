@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-TERMINAL_EVENTS = frozenset({"workflow_complete", "workflow_error"})
+from agentchat.events.contract import TERMINAL_EVENTS
 
 
 @dataclass(frozen=True, slots=True)
