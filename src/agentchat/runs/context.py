@@ -15,6 +15,8 @@ from sqlalchemy.orm import Session
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
+from agentchat.events.contract import PageEvent
+from agentchat.events.model import RunEvent
 from agentchat.runs import store
 from agentchat.runs.log_writer import LogWriter
 from agentchat.runs.owners import RunOwners
@@ -71,6 +73,10 @@ class RunContext:
                 return work(db)
 
         return await anyio.to_thread.run_sync(run)
+
+    async def publish(self, run_id: str, event: PageEvent) -> RunEvent:
+        """Put a typed event on the bus (which keeps its JSON body)."""
+        return await self.bus.publish(run_id, event.EVENT, event.wire())
 
     async def release(self, run_id: str) -> None:
         """Drop this process's owner key of a run (multi-process mode)."""

@@ -4,11 +4,14 @@ reached), publish what it streams, store the end and publish exactly one termina
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
-from agentchat.bridge.client import BridgeResult, BridgeUnavailable
+from agentchat.bridge.client import BridgeUnavailable
+from agentchat.events.contract import RunEnd
 from agentchat.runs import outcomes, store
 from agentchat.runs.context import ActiveRun, RunContext
+from agentchat.runs.ports import Bridge
 from agentchat.runs.publisher import RunPublisher
 
 log = logging.getLogger(__name__)
@@ -37,7 +40,7 @@ class RunDriver:
             outcome = outcomes.failure(run, f"The run failed: {exc}")
         await self._finish(run, outcome)
 
-    async def _call_bridges(self, run: ActiveRun) -> BridgeResult:
+    async def _call_bridges(self, run: ActiveRun) -> RunEnd:
         """Run on the session's bridge; move to the next one when it cannot be reached (and
         remember it as down for a few seconds, so the next turns do not wait on it)."""
         error: BridgeUnavailable | None = None
@@ -45,7 +48,7 @@ class RunDriver:
         for client in bridges.candidates(run.plan.hermes_session):
             run.client = client
             try:
-                result = await client.run(run.request, lambda *a: self.publisher.on_event(run, *a))
+                result = await self._turn(client, run)
             except BridgeUnavailable as exc:
                 if run.events_seen or run.stop_requested or exc.status_code is not None:
                     raise
@@ -56,6 +59,15 @@ class RunDriver:
             return result
         assert error is not None
         raise error
+
+    async def _turn(self, client: Bridge, run: ActiveRun) -> RunEnd:
+        """Publish the turn's events as they come; its `RunEnd` says how it ended."""
+        async with contextlib.aclosing(client.run(run.request)) as events:
+            async for event in events:
+                if isinstance(event, RunEnd):
+                    return event
+                await self.publisher.on_event(run, event)
+        raise BridgeUnavailable("the bridge stream ended without a run_end event")
 
     async def _finish(self, run: ActiveRun, outcome: store.RunOutcome) -> None:
         plan = run.plan

@@ -1,45 +1,14 @@
-"""The terminal events of a run: the one place each is built (live end, swept orphan, and a
-run the bus has forgotten all end through these)."""
+"""Which terminal event ends a run. The events themselves are built only by
+`events.contract.workflow_complete` / `workflow_error`; these pick one and fill it."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from agentchat.runs.store import RunOutcome
-
-Event = tuple[str, dict[str, Any]]
+from agentchat.events.contract import TerminalEvent, workflow_complete, workflow_error
+from agentchat.runs.store import STALE_ERROR, RunOutcome
 
 
-def workflow_complete(
-    run_id: str, message_id: int, final_text: str | None, usage: dict[str, Any] | None = None
-) -> Event:
-    data: dict[str, Any] = {"runId": run_id, "messageId": message_id, "finalText": final_text}
-    if usage:
-        data["usage"] = usage
-    return "workflow_complete", data
-
-
-def workflow_error(
-    run_id: str,
-    message_id: int,
-    message: str,
-    *,
-    stopped: bool = False,
-    partial_text: str | None = None,
-) -> Event:
-    data: dict[str, Any] = {
-        "runId": run_id,
-        "messageId": message_id,
-        "message": message,
-        "stopped": stopped,
-    }
-    if partial_text is not None:
-        data["partialText"] = partial_text
-    return "workflow_error", data
-
-
-def ending(run_id: str, message_id: int, outcome: RunOutcome) -> Event:
-    """The terminal event of a run this process drove to `outcome`."""
+def end_of_outcome(run_id: str, message_id: int, outcome: RunOutcome) -> TerminalEvent:
+    """The end of a run this process drove to `outcome`."""
     if outcome.status == "SUCCESS":
         return workflow_complete(run_id, message_id, outcome.text, outcome.usage)
     return workflow_error(
@@ -51,8 +20,15 @@ def ending(run_id: str, message_id: int, outcome: RunOutcome) -> Event:
     )
 
 
-def ended(run_id: str, message_id: int, status: str, text: str | None, error: str | None) -> Event:
-    """The terminal event of a run read back from its stored answer."""
+def end_of_stored(
+    run_id: str, message_id: int, status: str, text: str | None, error: str | None
+) -> TerminalEvent:
+    """The end of a run the bus has forgotten, read back from its stored answer."""
     if status == "SUCCESS":
-        return workflow_complete(run_id, message_id, text)
+        return workflow_complete(run_id, message_id, text or "")
     return workflow_error(run_id, message_id, error or "the run ended", stopped=status == "STOPPED")
+
+
+def end_of_orphan(run_id: str, message_id: int) -> TerminalEvent:
+    """The end of a run whose process died (its answer was just marked FAILED)."""
+    return workflow_error(run_id, message_id, STALE_ERROR)

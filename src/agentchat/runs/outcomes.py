@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agentchat.bridge.client import BridgeResult
 from agentchat.core.redact import redact, redact_value
+from agentchat.events.contract import RunEnd
 from agentchat.runs.context import ActiveRun
 from agentchat.runs.history import compact_turn
 from agentchat.runs.store import RunOutcome
@@ -11,7 +11,7 @@ from agentchat.runs.store import RunOutcome
 STOPPED_BY_USER = "Stopped by the user."
 
 
-def from_result(run: ActiveRun, result: BridgeResult) -> RunOutcome:
+def from_result(run: ActiveRun, result: RunEnd) -> RunOutcome:
     partial = "".join(run.answer)
     if result.status == "success":
         status, text, error = "SUCCESS", result.final_text or partial, None

@@ -4,10 +4,10 @@ in-process fake that speaks the same protocol."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any, Protocol
 
-from agentchat.bridge.client import BridgeResult, Sink
+from agentchat.events.contract import BridgeEvent
 
 
 class Bridge(Protocol):
@@ -16,8 +16,9 @@ class Bridge(Protocol):
     @property
     def base_url(self) -> str: ...
 
-    async def run(self, request: dict[str, Any], sink: Sink) -> BridgeResult:
-        """Stream one turn into `sink`, in order; return how it ended."""
+    def run(self, request: dict[str, Any]) -> AsyncGenerator[BridgeEvent, None]:
+        """One turn's typed events in order, `RunEnd` last; closing the generator early
+        stops the turn."""
         ...
 
     async def abort(self, run_id: str) -> None: ...
@@ -38,6 +39,9 @@ class Bridge(Protocol):
 
 class Bridges(Protocol):
     """The bridge workers, ranked per session; a worker marked down goes last for a while."""
+
+    @property
+    def urls(self) -> list[str]: ...
 
     def candidates(self, session_key: str) -> Sequence[Bridge]: ...
 

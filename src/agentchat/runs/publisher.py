@@ -1,62 +1,64 @@
-"""Publishing one run's events: each bridge event goes to the bus in order, log lines to the
-batched log writer, clarify requests to the pause table, compactions to a SUMMARY message."""
+"""Publishing one run's events: each typed bridge event goes to the bus in order (with the
+run's id), log lines to the batched log writer, clarify requests to the pause table,
+compactions to a SUMMARY message."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar
 
 from sqlalchemy.orm import Session
 
 from agentchat.chat import service as tree
-from agentchat.core.redact import redact, redact_value
+from agentchat.core.redact import redact_value
+from agentchat.events.contract import (
+    AnswerDelta,
+    ClarifyRequest,
+    ContextCompacted,
+    EventModel,
+    NodeEvent,
+    Pause,
+)
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, RunContext
-from agentchat.runs.endings import ending
+from agentchat.runs.endings import end_of_outcome
 from agentchat.runs.store import RunOutcome
+
+E = TypeVar("E", bound=EventModel)
+
+
+def scrubbed(event: E, secret: str) -> E:
+    """The event with `secret` masked wherever it appears in its body."""
+    return type(event).model_validate(redact_value(event.wire(), secret))
 
 
 class RunPublisher:
     def __init__(self, ctx: RunContext) -> None:
         self.ctx = ctx
 
-    async def on_event(
-        self, run: ActiveRun, kind: str, content: str, tool_name: str | None, meta: Any
-    ) -> None:
+    async def on_event(self, run: ActiveRun, event: NodeEvent | ContextCompacted) -> None:
         run.events_seen += 1
         if run.secret:
-            content, meta = redact(content, run.secret), redact_value(meta, run.secret)
-        if kind == "context_compacted":
-            await self._on_compacted(run, content)
+            event = scrubbed(event, run.secret)
+        if isinstance(event, ContextCompacted):
+            await self._on_compacted(run, event.summary)
             return
-        if kind == "answer_delta":
-            run.answer.append(content)
+        if isinstance(event, AnswerDelta):
+            run.answer.append(event.content)
         else:
-            self.ctx.log_writer.append(run.plan.message_id, run.seq, kind, content, tool_name, meta)
+            self.ctx.log_writer.append(run.plan.message_id, run.seq, event)
             run.seq += 1
-            if kind == "clarify_request" and isinstance(meta, dict):
-                await self._record_clarify(run, meta)
-        data: dict[str, Any] = {
-            "runId": run.run_id,
-            "nodeId": "agent",
-            "kind": kind,
-            "content": content,
-        }
-        if tool_name:
-            data["toolName"] = tool_name
-        if meta:
-            data["meta"] = meta
-        await self.ctx.bus.publish(run.run_id, "node_stream", data)
+            if isinstance(event, ClarifyRequest):
+                await self._record_clarify(run, event.meta)
+        await self.ctx.publish(run.run_id, event.for_run(run.run_id))
 
     async def publish_end(self, run: ActiveRun, outcome: RunOutcome) -> None:
-        event, data = ending(run.run_id, run.plan.message_id, outcome)
-        await self.ctx.bus.publish(run.run_id, event, data)
+        await self.ctx.publish(run.run_id, end_of_outcome(run.run_id, run.plan.message_id, outcome))
 
-    async def _record_clarify(self, run: ActiveRun, meta: dict[str, Any]) -> None:
-        clarify_id = str(meta.get("clarifyId") or "")
-        question = str(meta.get("question") or "")
-        choices = [str(c) for c in meta.get("choices") or []]
+    async def _record_clarify(self, run: ActiveRun, pause: Pause) -> None:
         await self.ctx.in_thread(
-            lambda db: store.mark_pause(db, run.run_id, clarify_id, question, choices)
+            lambda db: store.mark_pause(
+                db, run.run_id, pause.clarify_id, pause.question, list(pause.choices)
+            )
         )
 
     async def _on_compacted(self, run: ActiveRun, summary: str) -> None:
@@ -71,5 +73,7 @@ class RunPublisher:
                 tree.get_message(db, summary_id).content = summary
 
             await self.ctx.in_thread(update)
-        data = {"runId": run.run_id, "summary": summary, "summaryMessageId": run.summary_message_id}
-        await self.ctx.bus.publish(run.run_id, "context_compacted", data)
+        event = ContextCompacted(
+            run_id=run.run_id, summary=summary, summary_message_id=run.summary_message_id
+        )
+        await self.ctx.publish(run.run_id, event)

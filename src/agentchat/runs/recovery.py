@@ -10,7 +10,7 @@ import logging
 from agentchat.events.model import RunFinished, UnknownRun
 from agentchat.runs import store
 from agentchat.runs.context import RunContext
-from agentchat.runs.endings import workflow_error
+from agentchat.runs.endings import end_of_orphan
 
 log = logging.getLogger(__name__)
 
@@ -47,9 +47,8 @@ class Recovery:
         return failed
 
     async def _end_orphan(self, run_id: str, message_id: int) -> None:
-        event, data = workflow_error(run_id, message_id, store.STALE_ERROR)
         with contextlib.suppress(UnknownRun, RunFinished):
-            await self.ctx.bus.publish(run_id, event, data)
+            await self.ctx.publish(run_id, end_of_orphan(run_id, message_id))
 
     async def shutdown(self) -> None:
         """Cancel the runs this process drives (each stores its end) and flush the logs."""

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi.responses import JSONResponse
 from starlette.responses import StreamingResponse
 
 from agentchat.core.deps import DbSession
 from agentchat.core.errors import Invalid
 from agentchat.core.schemas import ERROR_RESPONSES
 from agentchat.runs import stats as run_stats
-from agentchat.runs.endings import ended
+from agentchat.runs.endings import end_of_stored
 from agentchat.runs.schemas import (
     ClarifyAnswer,
     MemoryUpdate,
@@ -21,12 +22,23 @@ from agentchat.runs.schemas import (
     RunSnapshot,
     RunStart,
     RunStarted,
+    RunStreamEvent,
     SessionStats,
 )
 from agentchat.runs.service import RunService
 from agentchat.runs.streaming import multi_run_stream, run_stream, sse_message
 
 router = APIRouter(tags=["runs"], responses=ERROR_RESPONSES)
+STREAM_DESCRIPTION = "Server-sent events; each event's `data` is one `RunStreamEvent`."
+
+
+class EventStreamDoc(JSONResponse):
+    """Documents an SSE route's events in the OpenAPI document (`text/event-stream` with the
+    event schema); the route itself answers with a StreamingResponse."""
+
+    media_type = "text/event-stream"
+
+
 MAX_MUX_RUNS = 50
 
 
@@ -69,8 +81,9 @@ def _last_id(query: int | None, header: str | None) -> int:
 @router.get(
     "/api/chat/runs/{run_id}/stream",
     operation_id="streamRun",
-    response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}}},
+    response_class=EventStreamDoc,
+    response_model=RunStreamEvent,
+    response_description=STREAM_DESCRIPTION,
 )
 async def stream_run(
     run_id: str,
@@ -87,15 +100,16 @@ async def stream_run(
 
 def _ended_run(state: RunSnapshot) -> bytes:
     """A run the bus has forgotten: its end, rebuilt from the database."""
-    event, data = ended(state.run_id, state.message_id, state.status, state.final_text, state.error)
-    return sse_message(event, data)
+    end = end_of_stored(state.run_id, state.message_id, state.status, state.final_text, state.error)
+    return sse_message(end.EVENT, end.wire())
 
 
 @router.get(
     "/api/chat/stream",
     operation_id="streamRuns",
-    response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}}},
+    response_class=EventStreamDoc,
+    response_model=RunStreamEvent,
+    response_description=STREAM_DESCRIPTION,
 )
 async def stream_runs(
     runs: Runs,

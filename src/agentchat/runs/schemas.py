@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, RootModel
 
 from agentchat.core.schemas import CamelModel
+from agentchat.events.contract import (
+    ClarifyAnsweredMeta,
+    NodeKind,
+    PageEvent,
+    Pause,
+    ToolCallMeta,
+    ToolResultMeta,
+)
 
 MAX_MESSAGE_CHARS = 100_000
 
@@ -41,12 +49,18 @@ class PendingClarify(CamelModel):
     choices: list[str]
 
 
+LogMeta = ToolCallMeta | ToolResultMeta | Pause | ClarifyAnsweredMeta
+
+
 class RunLog(CamelModel):
+    """One log line of a run: a node event of the contract (answer deltas aside) and its
+    place. `meta` is a plain object only for lines stored before the contract was typed."""
+
     seq: int
-    kind: str
+    kind: NodeKind
     content: str | None
     tool_name: str | None = None
-    meta: dict[str, Any] | None = None
+    meta: LogMeta | dict[str, Any] | None = None
 
 
 class RunSnapshot(CamelModel):
@@ -61,6 +75,13 @@ class RunSnapshot(CamelModel):
     final_text: str | None = None
     error: str | None = None
     logs: list[RunLog]
+
+
+class RunStreamEvent(RootModel[PageEvent]):
+    """The `data` of one event of a run's SSE stream (the events contract). The SSE `event:`
+    name is `node_stream` for the node events (told apart by `kind`), else `context_compacted`,
+    `workflow_complete` or `workflow_error`; the multiplexed stream adds `run_unknown` and
+    `stream_interrupted` (`{runId}`)."""
 
 
 class ResetRequest(CamelModel):

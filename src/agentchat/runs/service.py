@@ -54,6 +54,10 @@ class RunService:
     def bus(self) -> EventBus:
         return self.ctx.bus
 
+    @property
+    def bridges(self) -> Bridges:
+        return self.ctx.bridges
+
     async def start(self, session_id: int, body: RunStart) -> RunStarted:
         return await self.launcher.start(session_id, body)
 

@@ -1,13 +1,17 @@
 """`/state`: a run's snapshot (status, pending clarify, logs so far) for a client that lost
-its stream. Logs come from the bus while it knows the run, else from the stored log rows."""
+its stream. Logs come from the bus while it knows the run, else from the stored log rows; both
+are read back as the contract's typed node events."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
+from agentchat.chat.tables import ChatMessageLog
+from agentchat.events.contract import NODE_EVENT, NODE_STREAM, AnswerDelta, NodeEvent
 from agentchat.events.model import RunEvent
 from agentchat.runs import store
 from agentchat.runs.context import RunContext
@@ -15,7 +19,7 @@ from agentchat.runs.schemas import PendingClarify, RunLog, RunSnapshot
 
 
 async def snapshot(ctx: RunContext, run_id: str) -> RunSnapshot:
-    def read(db: Session) -> tuple[Any, Any, list[Any]]:
+    def read(db: Session) -> tuple[Any, Any, list[ChatMessageLog]]:
         message = store.message_for_run(db, run_id)
         pause = store.pending_pause(db, run_id)
         return message, pause, store.stored_logs(db, message.id)
@@ -43,25 +47,27 @@ async def snapshot(ctx: RunContext, run_id: str) -> RunSnapshot:
     )
 
 
+def log_line(seq: int, event: NodeEvent) -> RunLog:
+    return RunLog(
+        seq=seq,
+        kind=event.kind,
+        content=event.content,
+        tool_name=getattr(event, "tool_name", None),
+        meta=getattr(event, "meta", None),
+    )
+
+
 def _logs_of(events: list[RunEvent]) -> list[RunLog]:
-    lines = (e for e in events if e.event == "node_stream" and e.data["kind"] != "answer_delta")
+    nodes = (NODE_EVENT.validate_python(e.data) for e in events if e.event == NODE_STREAM)
     return [
-        RunLog(
-            seq=i,
-            kind=e.data["kind"],
-            content=e.data.get("content"),
-            tool_name=e.data.get("toolName"),
-            meta=e.data.get("meta"),
-        )
-        for i, e in enumerate(lines)
+        log_line(i, n) for i, n in enumerate(n for n in nodes if not isinstance(n, AnswerDelta))
     ]
 
 
-def _stored_log(row: Any) -> RunLog:
-    return RunLog(
-        seq=row.seq,
-        kind=row.kind,
-        content=row.content,
-        tool_name=row.tool_name,
-        meta=json.loads(row.meta_json) if row.meta_json else None,
-    )
+def _stored_log(row: ChatMessageLog) -> RunLog:
+    meta = json.loads(row.meta_json) if row.meta_json else None
+    body = {"kind": row.kind, "content": row.content or "", "toolName": row.tool_name}
+    try:
+        return log_line(row.seq, NODE_EVENT.validate_python({**body, "meta": meta}))
+    except ValidationError:  # a line stored before the contract was typed: as it was
+        return RunLog.model_validate({**body, "seq": row.seq, "content": row.content, "meta": meta})

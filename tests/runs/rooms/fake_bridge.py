@@ -4,19 +4,26 @@ and plays a script of steps into the sink, no subprocess, no model."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentchat.bridge.client import BridgeResult, BridgeUnavailable, Sink
+from agentchat.bridge.client import BridgeUnavailable
+from agentchat.events.contract import NODE_EVENT, BridgeEvent, ClarifyAnswered, RunEnd
 
 
 @dataclass
 class Emit:
+    """One node event, written as the bridge's wire JSON would carry it."""
+
     kind: str
     content: str = ""
     tool_name: str | None = None
     meta: dict[str, Any] | None = None
+
+    def event(self) -> BridgeEvent:
+        body = {"kind": self.kind, "content": self.content, "toolName": self.tool_name}
+        return NODE_EVENT.validate_python({**body, "meta": self.meta})
 
 
 @dataclass
@@ -48,7 +55,7 @@ Step = Emit | WaitClarify | WaitAbort | Fail | Hang
 @dataclass
 class FakeBridge:
     script: list[Step] = field(default_factory=list)
-    result: BridgeResult = field(default_factory=lambda: BridgeResult("success"))
+    result: RunEnd = field(default_factory=lambda: RunEnd(status="success"))
     base_url: str = "fake://bridge-1"
     requests: list[dict[str, Any]] = field(default_factory=list)
     aborted: list[str] = field(default_factory=list)
@@ -57,26 +64,27 @@ class FakeBridge:
     _abort: asyncio.Event = field(default_factory=asyncio.Event)
     _answers: dict[str, asyncio.Future[str]] = field(default_factory=dict)
 
-    async def run(self, request: dict[str, Any], sink: Sink) -> BridgeResult:
+    async def run(self, request: dict[str, Any]) -> AsyncGenerator[BridgeEvent, None]:
         self.requests.append(request)
         streamed: list[str] = []
         for step in self.script:
             if isinstance(step, Emit):
                 if step.kind == "answer_delta":
                     streamed.append(step.content)
-                await sink(step.kind, step.content, step.tool_name, step.meta)
+                yield step.event()
             elif isinstance(step, WaitClarify):
                 answer = await self._answer_for(step.clarify_id)
                 meta = {"clarifyId": step.clarify_id, "answer": answer}
-                await sink("clarify_answered", answer, None, meta)
+                yield ClarifyAnswered.model_validate({"content": answer, "meta": meta})
             elif isinstance(step, WaitAbort):
                 await self._abort.wait()
-                return BridgeResult("stopped", final_text="".join(streamed))
+                yield RunEnd(status="stopped", final_text="".join(streamed))
+                return
             elif isinstance(step, Fail):
                 raise step.error
             else:
                 await asyncio.Event().wait()
-        return self.result
+        yield self.result
 
     def _answer_for(self, clarify_id: str) -> asyncio.Future[str]:
         return self._answers.setdefault(clarify_id, asyncio.get_running_loop().create_future())
@@ -114,6 +122,10 @@ class FakeBridges:
     bridges: list[FakeBridge]
     down: list[str] = field(default_factory=list)
     up: list[str] = field(default_factory=list)
+
+    @property
+    def urls(self) -> list[str]:
+        return [b.base_url for b in self.bridges]
 
     def candidates(self, session_key: str) -> Sequence[FakeBridge]:
         return list(self.bridges)

@@ -7,10 +7,13 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 import pytest
+from fastapi import FastAPI
 
-from agentchat.bridge.client import BridgeResult, BridgeUnavailable
-from agentchat.chat.tables import ChatMessage
+from agentchat.bridge.client import BridgeUnavailable
+from agentchat.chat.tables import ChatMessage, ChatMessageLog
 from agentchat.core.errors import Conflict
+from agentchat.events.contract import RunEnd, ToolCallMeta, ToolResultMeta
+from agentchat.events.memory import MemoryEventBus
 from agentchat.runs import store
 from agentchat.runs.schemas import RunStart
 from agentchat.runs.tables import WorkflowPause
@@ -51,7 +54,7 @@ async def test_a_run_publishes_its_events_in_order_and_stores_its_end(rooms: Roo
         Emit("answer_delta", "Hel"),
         Emit("answer_delta", "lo"),
     ]
-    rooms.bridge.result = BridgeResult("success", final_text="Hello", usage={"totalTokens": 7})
+    rooms.bridge.result = RunEnd(status="success", final_text="Hello", usage={"totalTokens": 7})
 
     started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
     events = await rooms.events(started.run_id)
@@ -94,7 +97,7 @@ async def test_the_bridge_request_carries_the_question_and_the_model(rooms: Room
 
 async def test_the_model_key_is_scrubbed_from_events_and_the_stored_answer(rooms: Rooms) -> None:
     rooms.bridge.script = [Emit("thinking", "my key is sk-secret1")]
-    rooms.bridge.result = BridgeResult("success", final_text="sk-secret1 done")
+    rooms.bridge.result = RunEnd(status="success", final_text="sk-secret1 done")
     started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
     events = await rooms.events(started.run_id)
     assert "sk-secret1" not in repr([e.data for e in events])
@@ -140,7 +143,7 @@ async def test_a_clarify_request_pauses_the_run_until_it_is_answered(rooms: Room
         WaitClarify("q1"),
         Emit("answer_delta", "You chose a"),
     ]
-    rooms.bridge.result = BridgeResult("success", final_text="You chose a")
+    rooms.bridge.result = RunEnd(status="success", final_text="You chose a")
     started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
     await _until(lambda: _has_event(rooms, started.run_id, 1), "the clarify request")
 
@@ -187,7 +190,7 @@ async def test_a_bridge_that_breaks_mid_run_fails_it_with_one_error(rooms: Rooms
 async def test_an_unreachable_bridge_moves_the_run_to_the_next_one(rooms: Rooms) -> None:
     dead = FakeBridge([Fail(BridgeUnavailable("refused"))], base_url="fake://dead")
     rooms.bridges.bridges.insert(0, dead)
-    rooms.bridges.bridges[1].result = BridgeResult("success", final_text="from the second")
+    rooms.bridges.bridges[1].result = RunEnd(status="success", final_text="from the second")
     started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
     events = await rooms.events(started.run_id)
     assert events[-1].data["finalText"] == "from the second"
@@ -206,7 +209,7 @@ async def test_a_failed_final_write_still_ends_the_stream_and_recovery_fails_the
 
     monkeypatch.setattr(store, "finish_message", broken)
     rooms.bridge.script = [Emit("thinking", "t"), Emit("answer_delta", "done")]
-    rooms.bridge.result = BridgeResult("success", final_text="done")
+    rooms.bridge.result = RunEnd(status="success", final_text="done")
     started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
     events = await rooms.events(started.run_id)
 
@@ -230,10 +233,10 @@ async def test_one_run_per_session(rooms: Rooms) -> None:
 
 
 async def test_regenerate_answers_the_same_question_again(rooms: Rooms) -> None:
-    rooms.bridge.result = BridgeResult("success", final_text="first")
+    rooms.bridge.result = RunEnd(status="success", final_text="first")
     first = await rooms.service.start(rooms.session_id, RunStart(message="q"))
     await rooms.events(first.run_id)
-    rooms.bridge.result = BridgeResult("success", final_text="second")
+    rooms.bridge.result = RunEnd(status="success", final_text="second")
 
     again = await rooms.service.regenerate(first.message_id)
     await rooms.events(again.run_id)
@@ -274,3 +277,53 @@ async def test_reset_gives_the_session_a_new_agent_session(rooms: Rooms) -> None
 
 async def _has_event(rooms: Rooms, run_id: str, count: int) -> bool:
     return len(await rooms.bus.history(run_id)) >= count
+
+
+async def test_state_reads_stored_logs_back_as_typed_events(rooms: Rooms) -> None:
+    rooms.bridge.script = [
+        Emit("tool_call", "search x", "web_search", {"toolCallId": "c1", "args": {"q": "x"}}),
+        Emit("tool_result", "found", "web_search", {"toolCallId": "c1", "durationMs": 12}),
+    ]
+    started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
+    await rooms.events(started.run_id)
+    with rooms.database.session() as db:  # a line logged before tool calls had ids
+        db.add(
+            ChatMessageLog(
+                message_id=started.message_id,
+                seq=2,
+                kind="tool_call",
+                content="old",
+                tool_name="web_search",
+                meta_json='{"args": {}}',
+            )
+        )
+    fresh = MemoryEventBus()  # a bus that never saw the run: logs come from the rows
+    rooms.service.ctx.bus = fresh
+
+    snapshot = await rooms.service.state(started.run_id)
+
+    call, result, legacy = snapshot.logs
+    assert isinstance(call.meta, ToolCallMeta) and call.meta.args == {"q": "x"}
+    assert isinstance(result.meta, ToolResultMeta) and result.meta.duration_ms == 12
+    assert legacy.meta == {"args": {}}
+    body = snapshot.model_dump(mode="json", by_alias=True)
+    assert body["logs"][0]["meta"] == {"toolCallId": "c1", "args": {"q": "x"}}
+    await fresh.close()
+
+
+REF = "#/components/schemas/"
+
+
+def test_the_openapi_document_carries_the_event_contract(app: FastAPI) -> None:
+    doc = app.openapi()
+    for path in ("/api/chat/runs/{run_id}/stream", "/api/chat/stream"):
+        ok = doc["paths"][path]["get"]["responses"]["200"]["content"]
+        assert ok == {
+            "text/event-stream": {"schema": {"$ref": "#/components/schemas/RunStreamEvent"}}
+        }
+    schemas = doc["components"]["schemas"]
+    for name in ("ToolCall", "ToolResult", "ClarifyRequest", "WorkflowComplete", "WorkflowError"):
+        assert name in schemas
+    assert {"$ref": "#/components/schemas/ToolCallMeta"} in schemas["RunLog"]["properties"]["meta"][
+        "anyOf"
+    ]
