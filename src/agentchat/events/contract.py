@@ -11,6 +11,7 @@ This module imports pydantic only: the bridge shares it with the API.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -42,6 +43,10 @@ class EventModel(BaseModel):
     def wire_json(self) -> str:
         """The JSON body, encoded once."""
         return self.model_dump_json(by_alias=True, exclude_none=True)
+
+    def rewritten(self, rewrite: Callable[[dict[str, Any]], Any]) -> Self:
+        """A copy whose JSON body went through `rewrite` (e.g. masking a secret)."""
+        return self.model_validate(rewrite(self.wire()))
 
 
 # ── metas ───────────────────────────────────────────────────────────────────────────────

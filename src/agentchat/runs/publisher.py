@@ -4,8 +4,6 @@ compactions to a SUMMARY message."""
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 from sqlalchemy.orm import Session
 
 from agentchat.chat import service as tree
@@ -14,7 +12,6 @@ from agentchat.events.contract import (
     AnswerDelta,
     ClarifyRequest,
     ContextCompacted,
-    EventModel,
     NodeEvent,
     Pause,
 )
@@ -23,13 +20,6 @@ from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.endings import end_of_outcome
 from agentchat.runs.store import RunOutcome
 
-E = TypeVar("E", bound=EventModel)
-
-
-def scrubbed(event: E, secret: str) -> E:
-    """The event with `secret` masked wherever it appears in its body."""
-    return type(event).model_validate(redact_value(event.wire(), secret))
-
 
 class RunPublisher:
     def __init__(self, ctx: RunContext) -> None:
@@ -37,8 +27,9 @@ class RunPublisher:
 
     async def on_event(self, run: ActiveRun, event: NodeEvent | ContextCompacted) -> None:
         run.events_seen += 1
-        if run.secret:
-            event = scrubbed(event, run.secret)
+        secret = run.secret
+        if secret:
+            event = event.rewritten(lambda body: redact_value(body, secret))
         if isinstance(event, ContextCompacted):
             await self._on_compacted(run, event.summary)
             return

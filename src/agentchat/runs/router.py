@@ -11,6 +11,7 @@ from starlette.responses import StreamingResponse
 from agentchat.core.deps import DbSession
 from agentchat.core.errors import Invalid
 from agentchat.core.schemas import ERROR_RESPONSES
+from agentchat.events.sse import encode_event
 from agentchat.runs import stats as run_stats
 from agentchat.runs.endings import end_of_stored
 from agentchat.runs.schemas import (
@@ -26,7 +27,7 @@ from agentchat.runs.schemas import (
     SessionStats,
 )
 from agentchat.runs.service import RunService
-from agentchat.runs.streaming import multi_run_stream, run_stream, sse_message
+from agentchat.runs.streaming import multi_run_stream, run_stream
 
 router = APIRouter(tags=["runs"], responses=ERROR_RESPONSES)
 STREAM_DESCRIPTION = "Server-sent events; each event's `data` is one `RunStreamEvent`."
@@ -101,7 +102,7 @@ async def stream_run(
 def _ended_run(state: RunSnapshot) -> bytes:
     """A run the bus has forgotten: its end, rebuilt from the database."""
     end = end_of_stored(state.run_id, state.message_id, state.status, state.final_text, state.error)
-    return sse_message(end.EVENT, end.wire())
+    return encode_event(end)
 
 
 @router.get(
