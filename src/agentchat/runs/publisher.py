@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 from agentchat.chat import service as tree
 from agentchat.core.redact import redact_value
 from agentchat.events.contract import (
+    NODE_ID,
     AnswerDelta,
     ClarifyRequest,
     ContextCompacted,
@@ -27,9 +28,11 @@ class RunPublisher:
 
     async def on_event(self, run: ActiveRun, event: NodeEvent | ContextCompacted) -> None:
         run.events_seen += 1
-        secret = run.secret
-        if secret:
-            event = event.rewritten(lambda body: redact_value(body, secret))
+        body = event.wire()  # one dump per event: scrubbed, then published as is
+        if run.secret:
+            clean = redact_value(body, run.secret)
+            if clean != body:
+                event, body = type(event).model_validate(clean), clean
         if isinstance(event, ContextCompacted):
             await self._on_compacted(run, event.summary)
             return
@@ -40,7 +43,9 @@ class RunPublisher:
             run.seq += 1
             if isinstance(event, ClarifyRequest):
                 await self._record_clarify(run, event.meta)
-        await self.ctx.publish(run.run_id, event.for_run(run.run_id))
+        # what `event.for_run(run_id).wire()` gives, without copying the model per token
+        body.update(runId=run.run_id, nodeId=NODE_ID)
+        await self.ctx.bus.publish(run.run_id, event.EVENT, body)
 
     async def publish_end(self, run: ActiveRun, outcome: RunOutcome) -> None:
         await self.ctx.publish(run.run_id, end_of_outcome(run.run_id, run.plan.message_id, outcome))

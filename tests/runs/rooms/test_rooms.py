@@ -70,6 +70,9 @@ async def test_a_run_publishes_its_events_in_order_and_stores_its_end(rooms: Roo
         "workflow_complete",
     ]
     assert events[1].data["meta"] == {"toolCallId": "c1", "args": {"q": "x"}}
+    for sent, published in zip(rooms.bridge.script, events, strict=False):
+        assert isinstance(sent, Emit)
+        assert published.data == sent.event().for_run(started.run_id).wire()
     assert events[-1].data == {
         "runId": started.run_id,
         "messageId": started.message_id,
