@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -167,3 +169,17 @@ def test_new_messages_are_what_follows_the_history() -> None:
         "role": "user",
         "content": "x",
     }
+
+
+def test_the_bridge_process_does_not_load_the_api_database_layer() -> None:
+    """The bridge shares only the event contract and wire schemas with the API."""
+    probe = (
+        "import sys, agentchat.cli, agentchat.bridge.server, agentchat.bridge.client;"
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in"
+        " ('sqlalchemy', 'alembic', 'redis') or m.startswith(('agentchat.runs', 'agentchat.chat',"
+        " 'agentchat.core.database', 'agentchat.events.bus')))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "", done.stdout

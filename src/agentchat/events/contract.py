@@ -90,6 +90,10 @@ class NodeBase(EventModel):
         """This event as the page receives it: with `runId` and `nodeId`."""
         return self.model_copy(update={"run_id": run_id, "node_id": NODE_ID})
 
+    def page_body(self, run_id: str) -> dict[str, Any]:
+        """`for_run(run_id).wire()`, without the copy (it runs once per published event)."""
+        return {"runId": run_id, "nodeId": NODE_ID, **self.wire()}
+
 
 class Thinking(NodeBase):
     kind: Literal["thinking"] = "thinking"
