@@ -209,10 +209,7 @@ async def soak(
                     return
                 try:
                     run = one_run(http, session_id, local, tally)
-                    if await asyncio.wait_for(run, RUN_LIMIT_S) == "FAILED":
-                        # A failed question stays on the branch and the agent sees it again
-                        # with the next one, so carry on in a fresh session.
-                        session_id = await new_session(http)
+                    await asyncio.wait_for(run, RUN_LIMIT_S)
                 except TimeoutError:
                     tally.hung += 1
                     kind = tally.current.get(session_id)

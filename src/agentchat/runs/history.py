@@ -78,16 +78,31 @@ def history_for(branch: Iterable[BranchMessage]) -> list[dict[str, Any]]:
             pending_user = {"role": "user", "content": message.content}
             question = message.content
         elif message.role == "ASSISTANT":
-            turn = _loads(message.agent_messages)
-            if turn:
-                history.extend(expand_turn(turn, question, message.content))
-            elif message.content:
-                if pending_user is not None:
-                    history.append(pending_user)
-                history.append({"role": "assistant", "content": message.content})
-            # A turn that failed with nothing said is left out: the agent never answered it,
-            # and two user messages in a row get merged into one by hermes.
+            history.extend(_turn_as_shown(message, pending_user, question))
             pending_user = None
     if pending_user is not None:
         history.append(pending_user)
     return history
+
+
+def _turn_as_shown(
+    message: BranchMessage, pending_user: dict[str, Any] | None, question: str
+) -> list[dict[str, Any]]:
+    """What the page shows of one assistant turn, as agent messages.
+
+    A turn that failed or was stopped with nothing said is left out whole: the agent never
+    answered it, and two user messages in a row get merged into one by hermes (the old question
+    would then come back with every later one). One that ended early with some text keeps the
+    question and that text, ending on the assistant's words."""
+    turn = _loads(message.agent_messages)
+    if message.status == "SUCCESS" and turn:
+        return expand_turn(turn, question, message.content)
+    if not message.content:
+        return []
+    if turn:
+        expanded = expand_turn(turn, question, message.content)
+        last = expanded[-1]
+        if last.get("role") == "assistant" and last.get("content") == message.content:
+            return expanded
+    user = [pending_user] if pending_user is not None else []
+    return [*user, {"role": "assistant", "content": message.content}]

@@ -1,0 +1,46 @@
+"""A turn that failed or was stopped before any text never leaks into the next question
+(issue 15, finding 1): the agent gets exactly what the page shows."""
+
+from __future__ import annotations
+
+import json
+
+from agentchat.chat.tables import ChatMessage
+from tests.runs.conftest import Stack
+
+
+def _stored_turns(stack: Stack, session_id: int) -> list[list[dict[str, object]]]:
+    with stack.database.session() as db:
+        rows = (
+            db.query(ChatMessage)
+            .filter(ChatMessage.session_id == session_id, ChatMessage.role == "ASSISTANT")
+            .order_by(ChatMessage.id)
+            .all()
+        )
+        return [json.loads(r.agent_messages) if r.agent_messages else [] for r in rows]
+
+
+def test_failed_turns_are_not_merged_into_the_next_question(stack: Stack) -> None:
+    session_id = stack.new_session()
+    for _ in range(2):
+        _, events = stack.ask(session_id, "#fail 500")
+        assert events[-1].event == "workflow_error"
+    _, events = stack.ask(session_id, "#say hello")
+    assert events[-1].event == "workflow_complete", events[-1].data
+    assert events[-1].data["finalText"] == "hello"
+    last_turn = _stored_turns(stack, session_id)[-1]
+    users = [m for m in last_turn if m.get("role") == "user"]
+    assert len(users) == 1 and "#fail" not in json.dumps(users)
+
+
+def test_a_stopped_silent_turn_is_not_replayed(stack: Stack) -> None:
+    session_id = stack.new_session()
+    started = stack.start(session_id, "#sleep 20000\n#say never")
+    stack.events(started["runId"], stop=lambda ev: len(ev) >= 1)
+    stack.post(f"/api/chat/runs/{started['runId']}/stop", expect=200)
+    events = stack.events(started["runId"])
+    assert events[-1].event == "workflow_error"
+    _, events = stack.ask(session_id, "#echo-context")
+    assert events[-1].event == "workflow_complete", events[-1].data
+    assert "never" not in events[-1].data["finalText"]
+    assert "sleep" not in events[-1].data["finalText"]
