@@ -28,6 +28,7 @@ from agentchat.chat.schemas import (
 from agentchat.chat.service import active_branch
 from agentchat.chat.sessions import LiveRun, list_sessions, live_runs
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
+from agentchat.events.log_lines import stored_line_fields
 
 Position = tuple[int, int]  # (sibling count, 0-based index by branch_order)
 
@@ -174,14 +175,9 @@ def group_logs(rows: Iterable[ChatMessageLog]) -> dict[int, list[LogPublic]]:
 
 
 def log_public(row: ChatMessageLog) -> LogPublic:
-    return LogPublic(
-        seq=row.seq,
-        kind=row.kind,
-        content=row.content,
-        tool_name=row.tool_name,
-        meta=parse_json(row.meta_json),
-        created_at=row.created_at,
-    )
+    meta = parse_json(row.meta_json)
+    fields = stored_line_fields(row.kind, row.content, row.tool_name, meta)
+    return LogPublic(seq=row.seq, created_at=row.created_at, **fields)
 
 
 def version_public(message: ChatMessage) -> VersionPublic:

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field, RootModel
 
 from agentchat.core.schemas import CamelModel
-from agentchat.events.contract import (
-    ClarifyAnsweredMeta,
-    NodeKind,
-    PageEvent,
-    Pause,
-    ToolCallMeta,
-    ToolResultMeta,
-)
+from agentchat.events.contract import NodeKind, PageEvent
+from agentchat.events.log_lines import StoredMeta
 
 MAX_MESSAGE_CHARS = 100_000
 
@@ -49,9 +41,6 @@ class PendingClarify(CamelModel):
     choices: list[str]
 
 
-LogMeta = ToolCallMeta | ToolResultMeta | Pause | ClarifyAnsweredMeta
-
-
 class RunLog(CamelModel):
     """One log line of a run: a node event of the contract (answer deltas aside) and its
     place. `meta` is a plain object only for lines stored before the contract was typed."""
@@ -60,7 +49,7 @@ class RunLog(CamelModel):
     kind: NodeKind
     content: str | None
     tool_name: str | None = None
-    meta: LogMeta | dict[str, Any] | None = None
+    meta: StoredMeta | None = None
 
 
 class RunSnapshot(CamelModel):

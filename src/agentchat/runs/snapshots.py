@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
 from agentchat.chat.tables import ChatMessageLog
-from agentchat.events.contract import NODE_EVENT, NODE_STREAM, AnswerDelta, NodeEvent
+from agentchat.events.contract import NODE_EVENT, NODE_STREAM, AnswerDelta
+from agentchat.events.log_lines import line_fields, stored_line_fields
 from agentchat.events.model import RunEvent
 from agentchat.runs import store
 from agentchat.runs.context import RunContext
@@ -47,27 +47,12 @@ async def snapshot(ctx: RunContext, run_id: str) -> RunSnapshot:
     )
 
 
-def log_line(seq: int, event: NodeEvent) -> RunLog:
-    return RunLog(
-        seq=seq,
-        kind=event.kind,
-        content=event.content,
-        tool_name=getattr(event, "tool_name", None),
-        meta=getattr(event, "meta", None),
-    )
-
-
 def _logs_of(events: list[RunEvent]) -> list[RunLog]:
     nodes = (NODE_EVENT.validate_python(e.data) for e in events if e.event == NODE_STREAM)
-    return [
-        log_line(i, n) for i, n in enumerate(n for n in nodes if not isinstance(n, AnswerDelta))
-    ]
+    lines = (n for n in nodes if not isinstance(n, AnswerDelta))
+    return [RunLog(seq=seq, **line_fields(node)) for seq, node in enumerate(lines)]
 
 
 def _stored_log(row: ChatMessageLog) -> RunLog:
     meta = json.loads(row.meta_json) if row.meta_json else None
-    body = {"kind": row.kind, "content": row.content or "", "toolName": row.tool_name}
-    try:
-        return log_line(row.seq, NODE_EVENT.validate_python({**body, "meta": meta}))
-    except ValidationError:  # a line stored before the contract was typed: as it was
-        return RunLog.model_validate({**body, "seq": row.seq, "content": row.content, "meta": meta})
+    return RunLog(seq=row.seq, **stored_line_fields(row.kind, row.content, row.tool_name, meta))
