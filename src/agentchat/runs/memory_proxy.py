@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy.orm import Session
 
 from agentchat.bridge.client import BridgeUnavailable
@@ -11,27 +9,30 @@ from agentchat.chat.sessions import get_session
 from agentchat.core.errors import BadGateway, Conflict
 from agentchat.runs.context import RunContext, new_hermes_session
 from agentchat.runs.ports import Bridge
+from agentchat.runs.schemas import MemoryView
 
 
 class MemoryProxy:
     def __init__(self, ctx: RunContext) -> None:
         self.ctx = ctx
 
-    async def read(self, session_id: int) -> dict[str, Any]:
+    async def read(self, session_id: int) -> MemoryView:
         hermes_session, client = await self._session_bridge(session_id)
         try:
-            return await client.get_memory(hermes_session)
+            body = await client.get_memory(hermes_session)
         except BridgeUnavailable as exc:
             raise BadGateway(f"The agent service could not read memory: {exc}") from exc
+        return MemoryView.model_validate(body)
 
-    async def write(self, session_id: int, memory: str | None, user: str | None) -> dict[str, Any]:
+    async def write(self, session_id: int, memory: str | None, user: str | None) -> MemoryView:
         hermes_session, client = await self._session_bridge(session_id)
         try:
-            return await client.put_memory(hermes_session, memory=memory, user=user)
+            body = await client.put_memory(hermes_session, memory=memory, user=user)
         except BridgeUnavailable as exc:
             if exc.status_code == 422:
                 raise Conflict(str(exc), code="memory_invalid") from exc
             raise BadGateway(f"The agent service could not save memory: {exc}") from exc
+        return MemoryView.model_validate(body)
 
     async def _session_bridge(self, session_id: int) -> tuple[str, Bridge]:
         def read(db: Session) -> str:

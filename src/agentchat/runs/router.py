@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
@@ -17,6 +17,7 @@ from agentchat.runs.endings import end_of_stored
 from agentchat.runs.schemas import (
     ClarifyAnswer,
     MemoryUpdate,
+    MemoryView,
     Regenerated,
     ResetRequest,
     ResetResult,
@@ -30,6 +31,7 @@ from agentchat.runs.service import RunService
 from agentchat.runs.streaming import multi_run_stream, run_stream
 
 router = APIRouter(tags=["runs"], responses=ERROR_RESPONSES)
+MAX_MUX_RUNS = 50
 STREAM_DESCRIPTION = "Server-sent events; each event's `data` is one `RunStreamEvent`."
 
 
@@ -38,9 +40,6 @@ class EventStreamDoc(JSONResponse):
     event schema); the route itself answers with a StreamingResponse."""
 
     media_type = "text/event-stream"
-
-
-MAX_MUX_RUNS = 50
 
 
 def get_runs(request: Request) -> RunService:
@@ -155,12 +154,12 @@ async def reset_session(
 
 
 @router.get("/api/chat/sessions/{session_id}/memory", operation_id="getMemory")
-async def get_memory(session_id: int, runs: Runs) -> dict[str, Any]:
+async def get_memory(session_id: int, runs: Runs) -> MemoryView:
     return await runs.memory(session_id)
 
 
 @router.put("/api/chat/sessions/{session_id}/memory", operation_id="putMemory")
-async def put_memory(session_id: int, body: MemoryUpdate, runs: Runs) -> dict[str, Any]:
+async def put_memory(session_id: int, body: MemoryUpdate, runs: Runs) -> MemoryView:
     return await runs.put_memory(session_id, body.memory, body.user)
 
 

@@ -14,8 +14,6 @@ worker thread (`RunContext.in_thread`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
@@ -29,7 +27,14 @@ from agentchat.runs.owners import RunOwners
 from agentchat.runs.ports import Bridges
 from agentchat.runs.publisher import RunPublisher
 from agentchat.runs.recovery import Recovery
-from agentchat.runs.schemas import Regenerated, ResetResult, RunSnapshot, RunStart, RunStarted
+from agentchat.runs.schemas import (
+    MemoryView,
+    Regenerated,
+    ResetResult,
+    RunSnapshot,
+    RunStart,
+    RunStarted,
+)
 from agentchat.runs.snapshots import snapshot
 
 
@@ -79,12 +84,10 @@ class RunService:
     def active_run_ids(self) -> list[str]:
         return list(self.ctx.active)
 
-    async def memory(self, session_id: int) -> dict[str, Any]:
+    async def memory(self, session_id: int) -> MemoryView:
         return await self.memory_proxy.read(session_id)
 
-    async def put_memory(
-        self, session_id: int, memory: str | None, user: str | None
-    ) -> dict[str, Any]:
+    async def put_memory(self, session_id: int, memory: str | None, user: str | None) -> MemoryView:
         return await self.memory_proxy.write(session_id, memory, user)
 
     async def recover(self) -> list[str]:

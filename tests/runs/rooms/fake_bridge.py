@@ -61,6 +61,7 @@ class FakeBridge:
     aborted: list[str] = field(default_factory=list)
     clarified: list[tuple[str, str, str]] = field(default_factory=list)
     resets: list[str] = field(default_factory=list)
+    memory_error: BridgeUnavailable | None = None
     _abort: asyncio.Event = field(default_factory=asyncio.Event)
     _answers: dict[str, asyncio.Future[str]] = field(default_factory=dict)
 
@@ -104,7 +105,9 @@ class FakeBridge:
         self.resets.append(session_id)
 
     async def get_memory(self, session_id: str) -> dict[str, Any]:
-        return {"memory": {"content": ""}, "user": {"content": ""}}
+        if self.memory_error is not None:
+            raise self.memory_error
+        return {"memory": {"content": "", "charLimit": 2200}, "user": {"content": ""}}
 
     async def put_memory(
         self,
@@ -112,7 +115,10 @@ class FakeBridge:
         memory: str | list[str] | None = None,
         user: str | list[str] | None = None,
     ) -> dict[str, Any]:
-        return {"memory": {"content": memory or ""}, "user": {"content": user or ""}}
+        if self.memory_error is not None:
+            raise self.memory_error
+        entries = str(memory or "").split("\n§\n") if memory else []
+        return {"memory": {"content": memory or "", "entries": entries}, "user": {"content": ""}}
 
 
 @dataclass

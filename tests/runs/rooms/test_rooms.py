@@ -11,7 +11,7 @@ from fastapi import FastAPI
 
 from agentchat.bridge.client import BridgeUnavailable
 from agentchat.chat.tables import ChatMessage, ChatMessageLog
-from agentchat.core.errors import Conflict
+from agentchat.core.errors import BadGateway, Conflict
 from agentchat.events.contract import RunEnd, ToolCallMeta, ToolResultMeta
 from agentchat.events.memory import MemoryEventBus
 from agentchat.runs import store
@@ -330,3 +330,20 @@ def test_the_openapi_document_carries_the_event_contract(app: FastAPI) -> None:
     assert {"$ref": "#/components/schemas/ToolCallMeta"} in schemas["RunLog"]["properties"]["meta"][
         "anyOf"
     ]
+
+
+async def test_memory_goes_through_the_sessions_bridge_typed(rooms: Rooms) -> None:
+    view = await rooms.service.memory(rooms.session_id)
+    assert (view.memory.content, view.memory.char_limit) == ("", 2200)
+    saved = await rooms.service.put_memory(rooms.session_id, "a\n§\nb", None)
+    assert saved.memory.entries == ["a", "b"]
+
+
+async def test_memory_errors_of_the_bridge_become_api_errors(rooms: Rooms) -> None:
+    rooms.bridge.memory_error = BridgeUnavailable("too long", status_code=422)
+    with pytest.raises(Conflict) as invalid:
+        await rooms.service.put_memory(rooms.session_id, "x" * 10, None)
+    assert invalid.value.code == "memory_invalid"
+    rooms.bridge.memory_error = BridgeUnavailable("refused")
+    with pytest.raises(BadGateway):
+        await rooms.service.memory(rooms.session_id)
