@@ -5,18 +5,28 @@ VENV := .venv
 BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 FRONT_STAMP := frontend/node_modules/.installed
 FRONT_BUILD := src/agentchat/static/index.html
-HOST ?= 127.0.0.1
-PORT ?= 8000
+# Unset: `agentchat serve` takes AGENTCHAT_HOST / AGENTCHAT_PORT, else 127.0.0.1:8000.
+HOST ?=
+PORT ?=
 
-.PHONY: setup run test lint typecheck pytest frontend frontend-test services browser bench clean
+.PHONY: setup run test lint typecheck pytest frontend frontend-test services browser bench dist clean
 
+# What running needs (requirements.lock) for `make run`; the test tools on top for the rest.
 setup: $(STAMP) $(FRONT_BUILD)
 
-$(STAMP): pyproject.toml requirements-dev.lock
+$(BIN)/uv:
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	@$(BIN)/python -m pip install -q --disable-pip-version-check "uv==$(UV_VERSION)"
+
+$(RUN_STAMP): pyproject.toml requirements.lock | $(BIN)/uv
+	@$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -r requirements.lock
+	@$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e .
+	@touch $@
+
+$(STAMP): $(RUN_STAMP) requirements-dev.lock
 	@$(BIN)/uv pip sync -q --compile-bytecode --python $(BIN)/python requirements-dev.lock
 	@$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e .
 	@touch $@
@@ -30,9 +40,13 @@ $(FRONT_BUILD): $(FRONT_STAMP) $(shell find frontend/src frontend/index.html fro
 
 frontend: $(FRONT_BUILD)
 
-run: setup
-	$(BIN)/agentchat migrate
-	$(BIN)/agentchat serve --host $(HOST) --port $(PORT)
+# `serve` brings the database up to date itself.
+run: $(RUN_STAMP) $(FRONT_BUILD)
+	$(BIN)/agentchat serve $(if $(HOST),--host $(HOST)) $(if $(PORT),--port $(PORT))
+
+# dist/agentchat-<version>-py3-none-any.whl (and the sdist), the page inside: see the README.
+dist: $(FRONT_BUILD) | $(BIN)/uv
+	$(BIN)/uv build --out-dir dist
 
 services:
 	@bash scripts/ensure-services.sh
@@ -63,4 +77,4 @@ bench: setup services
 	$(BIN)/python bench/run_all.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) frontend/node_modules src/agentchat/static data
+	rm -rf $(VENV) frontend/node_modules src/agentchat/static data dist

@@ -27,6 +27,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 import httpx  # noqa: E402
 
+from agentchat.events.sse import aparse_lines  # noqa: E402
 from bench import common as c  # noqa: E402
 
 REPEATS = 3
@@ -136,11 +137,11 @@ async def model_direct(model: c.Process, count: int) -> dict[str, float]:
         httpx.AsyncClient(timeout=120) as http,
         http.stream("POST", f"{model.url}/chat/completions", json=body) as resp,
     ):
-        async for line in resp.aiter_lines():
-            if not line.startswith("data: {"):
+        async for message in aparse_lines(resp.aiter_lines()):
+            if not message.data.startswith("{"):
                 continue
             now = time.monotonic_ns()
-            choices = json.loads(line[6:]).get("choices") or [{}]
+            choices = message.json().get("choices") or [{}]
             delta = choices[0].get("delta") or {}
             index = c.token_index(str(delta.get("content") or ""))
             if index is not None:

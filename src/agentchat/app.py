@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
+from agentchat import __version__
 from agentchat.chat.router import router as chat_router
 from agentchat.core.database import Database
 from agentchat.core.error_handlers import install_error_handlers
@@ -20,7 +21,7 @@ from agentchat.web import STATIC_DIR, mount_frontend
 
 def create_app(settings: Settings | None = None, database: Database | None = None) -> FastAPI:
     settings = settings or get_settings()
-    app = FastAPI(title="Agent Chat", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(title="Agent Chat", version=__version__, lifespan=lifespan)
     app.state.settings = settings
     app.state.db = database or Database(settings.resolved_database_url)
     install_error_handlers(app)

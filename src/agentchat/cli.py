@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -22,26 +23,58 @@ def _settings(**overrides: object) -> object:
     return Settings()
 
 
+def _version(value: bool) -> None:
+    if value:
+        from agentchat import __version__
+
+        typer.echo(f"agentchat {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version"),
+    ] = False,
+) -> None:
+    """Agent Chat: a self-hosted chat page for Hermes Agent."""
+
+
+def _schema(settings: object, *, migrate: bool, command: str) -> None:
+    """Bring the schema up to date (or check it); one clear line and exit 2 when it cannot."""
+    from agentchat.core.settings import Settings
+    from agentchat.migrations.on_start import SchemaProblem, prepare_schema
+
+    assert isinstance(settings, Settings)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        prepare_schema(settings.resolved_database_url, migrate=migrate, say=_say(command))
+    except SchemaProblem as exc:
+        typer.echo(f"agentchat {command}: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+def _say(command: str) -> Callable[[str], None]:
+    return lambda line: typer.echo(f"agentchat {command}: {line}", err=True)
+
+
 @app.command()
 def migrate(
     data_dir: Annotated[Path | None, typer.Option()] = None,
     database_url: Annotated[str | None, typer.Option()] = None,
 ) -> None:
-    """Bring the database schema up to date."""
-    from agentchat.core.settings import Settings
-    from agentchat.migrations import upgrade
-
+    """Bring the database schema up to date (`serve` does it too, unless --no-migrate)."""
     settings = _settings(data_dir=data_dir, database_url=database_url)
-    assert isinstance(settings, Settings)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    upgrade(settings.resolved_database_url)
+    _schema(settings, migrate=True, command="migrate")
     typer.echo("database is up to date")
 
 
+# Flags default to None: an unset flag leaves the AGENTCHAT_* variable (or the default) in force.
 @app.command()
 def serve(
-    host: HostOpt = "127.0.0.1",
-    port: Annotated[int, typer.Option()] = 8000,
+    host: Annotated[str | None, typer.Option(help="Interface to bind (default 127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default 8000)")] = None,
     data_dir: Annotated[Path | None, typer.Option()] = None,
     database_url: Annotated[str | None, typer.Option()] = None,
     bridge_url: Annotated[str | None, typer.Option()] = None,
@@ -49,6 +82,13 @@ def serve(
     insecure_public: Annotated[
         bool, typer.Option("--insecure-public", help="Allow a non-loopback bind without a token")
     ] = False,
+    migrate: Annotated[
+        bool | None,
+        typer.Option(
+            "--migrate/--no-migrate",
+            help="Bring the schema up to date at start, under a lock (default: migrate)",
+        ),
+    ] = None,
     workers: Annotated[
         int, typer.Option(min=1, help="API processes; over 1 needs PostgreSQL/MySQL and Redis")
     ] = 1,
@@ -68,20 +108,21 @@ def serve(
         bridge_url=bridge_url,
         redis_url=redis_url,
         insecure_public=insecure_public or None,
+        migrate=migrate,
     )
     assert isinstance(settings, Settings)
     try:
-        check_bind(host, settings)
+        check_bind(settings.host, settings)
     except UnsafeBind as exc:
         typer.echo(f"agentchat serve: {exc}", err=True)
         raise typer.Exit(2) from exc
-    if note := bind_note(host, settings):
+    if note := bind_note(settings.host, settings):
         typer.echo(f"agentchat serve: {note}", err=True)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    _schema(settings, migrate=settings.migrate, command="serve")
     if workers > 1:
-        _serve_workers(settings, host, port, workers)
+        _serve_workers(settings, settings.host, settings.port, workers)
         return
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
 
 
 def _serve_workers(settings: object, host: str, port: int, workers: int) -> None:

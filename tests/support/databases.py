@@ -27,8 +27,11 @@ def worker_tag() -> str:
     return (os.environ.get("AGENTCHAT_TEST_NS", "") + worker).replace("-", "_")
 
 
-def fresh_database_url(dialect: str, tmp_dir: Path, tag: str | None = None) -> str:
-    """Create an empty schema for this worker, run the migrations on it, return its URL."""
+def fresh_database_url(
+    dialect: str, tmp_dir: Path, tag: str | None = None, *, migrate: bool = True
+) -> str:
+    """Create an empty schema for this worker, run the migrations on it (unless `migrate` is
+    false), return its URL."""
     name = f"ac_{tag or worker_tag()}"
     if dialect == "sqlite":
         path = tmp_dir / f"{name}.db"
@@ -50,7 +53,8 @@ def fresh_database_url(dialect: str, tmp_dir: Path, tag: str | None = None) -> s
         url = MY_SERVER.rsplit("/", 1)[0] + f"/{name}?charset=utf8mb4"
     else:
         raise ValueError(dialect)
-    upgrade(url)
+    if migrate:
+        upgrade(url)
     return url
 
 

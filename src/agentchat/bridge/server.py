@@ -11,6 +11,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from agentchat import __version__
 from agentchat.bridge.hermes_home import install_bridge_log, prepare_home
 from agentchat.bridge.router import public, router
 from agentchat.bridge.service import BridgeService
@@ -33,7 +34,7 @@ def create_app(settings: BridgeSettings) -> FastAPI:
         yield
         service.shutdown()
 
-    app = FastAPI(title="Hermes Bridge", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(title="Hermes Bridge", version=__version__, lifespan=lifespan)
     app.state.bridge = service
     install_error_handlers(app, database=False)
     app.include_router(public)

@@ -19,6 +19,7 @@ from agentchat.core.local_stack import LocalStack
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.factory import make_bus
+from agentchat.migrations.on_start import migration_lock
 from agentchat.models.service import ensure_default_model, update_builtin_base_url
 from agentchat.runs.bridges import BridgeRouter
 from agentchat.runs.log_writer import LogWriter
@@ -34,7 +35,7 @@ SWEEP_S = 3.0
 def prepare_data(settings: Settings, database: Database, scripted_url: str | None) -> None:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     install_samples(settings.resolved_skills_dir)
-    with database.session() as session:
+    with migration_lock(database.engine), database.session() as session:  # one first start
         ensure_default_model(session, settings, scripted_url)
         if scripted_url:
             update_builtin_base_url(session, scripted_url)

@@ -39,6 +39,9 @@ class Settings(BaseSettings):
     scripted_llm_url: str | None = Field(
         default=None, description="A scripted model already running (set by `serve --workers`)"
     )
+    migrate: bool = Field(
+        default=True, description="`serve` brings the schema up to date at start (under a lock)"
+    )
     start_bridge: bool = True
     start_scripted_llm: bool = True
 
