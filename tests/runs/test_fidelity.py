@@ -110,7 +110,7 @@ def test_a_person_steers_a_running_agent_and_it_is_kept(stack: Stack) -> None:
     ]
     stack.post(f"/api/chat/runs/{run_id}/steer", {"message": "Prefer the blue one."}, expect=200)
     stack.post(
-        f"/api/chat/runs/{run_id}/resume", {"clarifyId": clarify_id, "answer": "red"}, expect=200
+        f"/api/chat/runs/{run_id}/clarify", {"clarifyId": clarify_id, "answer": "red"}, expect=200
     )
     events = stack.events(run_id)
     assert events[-1].event == "workflow_complete", events[-1].data
@@ -144,7 +144,7 @@ def test_a_dangerous_command_pauses_durably_for_approval(
         assert pause["choices"] == ["Allow once", "Allow for this chat", "Deny"]
         assert str(target) in pause["question"]
         body = {"clarifyId": pause["clarifyId"], "answer": "Deny"}
-        stack.post(f"/api/chat/runs/{run_id}/resume", body, expect=200)
+        stack.post(f"/api/chat/runs/{run_id}/clarify", body, expect=200)
         events = stack.events(run_id)
         assert events[-1].event == "workflow_complete", events[-1].data
         assert (target / "inside").is_dir()

@@ -352,7 +352,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/chat/runs/{run_id}/resume": {
+    "/api/chat/runs/{run_id}/clarify": {
         parameters: {
             query?: never;
             header?: never;
@@ -361,8 +361,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume Run */
-        post: operations["resumeRun"];
+        /** Answer Clarify */
+        post: operations["answerClarify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -606,6 +606,40 @@ export interface components {
             /** Activemessageid */
             activeMessageId: number;
         };
+        /** AnswerDelta */
+        AnswerDelta: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "answer_delta";
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * Approval
+         * @description What a pause for a dangerous command asks the person to allow.
+         */
+        Approval: {
+            /** Command */
+            command: string;
+            /**
+             * Description
+             * @default
+             */
+            description?: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** AuthStatus */
         AuthStatus: {
             /** Authrequired */
@@ -619,6 +653,84 @@ export interface components {
             clarifyId: string;
             /** Answer */
             answer: string;
+        };
+        /** ClarifyAnswered */
+        ClarifyAnswered: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "clarify_answered";
+            /**
+             * Toolname
+             * @default clarify
+             */
+            toolName?: string | null;
+            meta: components["schemas"]["ClarifyAnsweredMeta"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** ClarifyAnsweredMeta */
+        ClarifyAnsweredMeta: {
+            /** Clarifyid */
+            clarifyId: string;
+            /** Answer */
+            answer: string;
+            /** Timedout */
+            timedOut?: boolean | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** ClarifyRequest */
+        ClarifyRequest: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "clarify_request";
+            /**
+             * Toolname
+             * @default clarify
+             */
+            toolName?: string | null;
+            meta: components["schemas"]["Pause"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * ContextCompacted
+         * @description The agent compressed earlier context; the API adds `runId` and `summaryMessageId`.
+         */
+        ContextCompacted: {
+            /** Runid */
+            runId?: string | null;
+            /**
+             * Summary
+             * @default
+             */
+            summary?: string;
+            /** Summarymessageid */
+            summaryMessageId?: number | null;
+        } & {
+            [key: string]: unknown;
         };
         /** EditResult */
         EditResult: {
@@ -641,18 +753,44 @@ export interface components {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
         };
+        /**
+         * Interim
+         * @description Text the model wrote before its tool calls (it streamed as answer_delta): it belongs
+         *     here, between the calls, not in the answer.
+         */
+        Interim: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "interim";
+        } & {
+            [key: string]: unknown;
+        };
         /** LogPublic */
         LogPublic: {
             /** Seq */
             seq: number;
-            /** Kind */
-            kind: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "thinking" | "status" | "answer_delta" | "interim" | "step" | "steered" | "tool_call" | "tool_result" | "todo_update" | "clarify_request" | "clarify_answered";
             /** Content */
             content: string | null;
             /** Toolname */
             toolName: string | null;
             /** Meta */
-            meta: {
+            meta: components["schemas"]["ToolCallMeta"] | components["schemas"]["ToolResultMeta"] | components["schemas"]["Pause"] | components["schemas"]["ClarifyAnsweredMeta"] | {
                 [key: string]: unknown;
             } | null;
             /** Createdat */
@@ -715,12 +853,10 @@ export interface components {
             sessionId: number;
             /** Parentid */
             parentId: number | null;
-            /** Role */
-            role: string;
+            role: components["schemas"]["MessageRole"];
             /** Content */
             content: string;
-            /** Status */
-            status: string;
+            status: components["schemas"]["MessageStatus"];
             /** Isactive */
             isActive: boolean;
             /** Branchorder */
@@ -746,6 +882,16 @@ export interface components {
             /** Logs */
             logs: components["schemas"]["LogPublic"][];
         };
+        /**
+         * MessageRole
+         * @enum {string}
+         */
+        MessageRole: "USER" | "ASSISTANT" | "SYSTEM";
+        /**
+         * MessageStatus
+         * @enum {string}
+         */
+        MessageStatus: "SENT" | "RUNNING" | "SUCCESS" | "FAILED" | "STOPPED" | "SUMMARY" | "RESET";
         /** ModelCreate */
         ModelCreate: {
             /** Name */
@@ -830,6 +976,23 @@ export interface components {
             /** Isdefault */
             isDefault?: boolean | null;
         };
+        /**
+         * Pause
+         * @description A run waiting for the user: the clarify_request meta and `/state`'s pendingClarify.
+         *     With `approval` set it asks to allow a dangerous command; `choices` are then
+         *     APPROVAL_CHOICES (allow once, allow for this chat, deny).
+         */
+        Pause: {
+            /** Clarifyid */
+            clarifyId: string;
+            /** Question */
+            question: string;
+            /** Choices */
+            choices?: string[];
+            approval?: components["schemas"]["Approval"] | null;
+        } & {
+            [key: string]: unknown;
+        };
         /** PendingClarify */
         PendingClarify: {
             /** Clarifyid */
@@ -861,20 +1024,49 @@ export interface components {
             /** Dividermessageid */
             dividerMessageId: number;
         };
-        /** RunLog */
+        /**
+         * RunLog
+         * @description One log line of a run: a node event of the contract (answer deltas aside) and its
+         *     place. `meta` is a plain object only for lines stored before the contract was typed.
+         */
         RunLog: {
             /** Seq */
             seq: number;
-            /** Kind */
-            kind: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "thinking" | "status" | "answer_delta" | "interim" | "step" | "steered" | "tool_call" | "tool_result" | "todo_update" | "clarify_request" | "clarify_answered";
             /** Content */
             content: string | null;
             /** Toolname */
             toolName: string | null;
             /** Meta */
-            meta: {
+            meta: components["schemas"]["ToolCallMeta"] | components["schemas"]["ToolResultMeta"] | components["schemas"]["Pause"] | components["schemas"]["ClarifyAnsweredMeta"] | {
                 [key: string]: unknown;
             } | null;
+        };
+        /**
+         * RunSnapshot
+         * @description A run seen at one moment (`/state`): for a client that lost its stream.
+         */
+        RunSnapshot: {
+            /** Runid */
+            runId: string;
+            /** Sessionid */
+            sessionId: number;
+            /** Messageid */
+            messageId: number;
+            status: components["schemas"]["MessageStatus"];
+            /** Eventcount */
+            eventCount: number;
+            pendingClarify: components["schemas"]["PendingClarify"] | null;
+            /** Finaltext */
+            finalText: string | null;
+            /** Error */
+            error: string | null;
+            /** Logs */
+            logs: components["schemas"]["RunLog"][];
         };
         /** RunStart */
         RunStart: {
@@ -903,26 +1095,14 @@ export interface components {
             /** Usermessageid */
             userMessageId: number;
         };
-        /** RunState */
-        RunState: {
-            /** Runid */
-            runId: string;
-            /** Sessionid */
-            sessionId: number;
-            /** Messageid */
-            messageId: number;
-            /** Status */
-            status: string;
-            /** Eventcount */
-            eventCount: number;
-            pendingClarify: components["schemas"]["PendingClarify"] | null;
-            /** Finaltext */
-            finalText: string | null;
-            /** Error */
-            error: string | null;
-            /** Logs */
-            logs: components["schemas"]["RunLog"][];
-        };
+        /**
+         * RunStreamEvent
+         * @description The `data` of one event of a run's SSE stream (the events contract). The SSE `event:`
+         *     name is `node_stream` for the node events (told apart by `kind`), else `context_compacted`,
+         *     `workflow_complete` or `workflow_error`; the multiplexed stream adds `run_unknown` and
+         *     `stream_interrupted` (`{runId}`).
+         */
+        RunStreamEvent: (components["schemas"]["Thinking"] | components["schemas"]["Status"] | components["schemas"]["AnswerDelta"] | components["schemas"]["Interim"] | components["schemas"]["Step"] | components["schemas"]["Steered"] | components["schemas"]["ToolCall"] | components["schemas"]["ToolResult"] | components["schemas"]["TodoUpdate"] | components["schemas"]["ClarifyRequest"] | components["schemas"]["ClarifyAnswered"]) | components["schemas"]["ContextCompacted"] | components["schemas"]["WorkflowComplete"] | components["schemas"]["WorkflowError"];
         /** ServerInfo */
         ServerInfo: {
             /** Version */
@@ -982,8 +1162,7 @@ export interface components {
             skillFolder: string | null;
             /** Hermessession */
             hermesSession: string | null;
-            /** Status */
-            status: string;
+            status: components["schemas"]["SessionStatus"];
             /** Createdat */
             createdAt: string;
             /** Updatedat */
@@ -1000,10 +1179,10 @@ export interface components {
              */
             hasActiveRun: boolean;
             /**
-             * Waitingforinput
+             * Haspendingclarify
              * @default false
              */
-            waitingForInput: boolean;
+            hasPendingClarify: boolean;
             /** Activerunid */
             activeRunId: string | null;
         };
@@ -1025,6 +1204,11 @@ export interface components {
             toolCalls: number;
         };
         /**
+         * SessionStatus
+         * @enum {string}
+         */
+        SessionStatus: "ACTIVE" | "ARCHIVED";
+        /**
          * SessionUpdate
          * @description Only the fields sent are changed; `null` clears title, modelId or skillFolder.
          */
@@ -1035,8 +1219,7 @@ export interface components {
             modelId?: number | null;
             /** Skillfolder */
             skillFolder?: string | null;
-            /** Status */
-            status?: ("ACTIVE" | "ARCHIVED") | null;
+            status?: components["schemas"]["SessionStatus"] | null;
         };
         /** SkillDetail */
         SkillDetail: {
@@ -1072,10 +1255,162 @@ export interface components {
              */
             agentMade?: boolean;
         };
+        /** Status */
+        Status: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "status";
+        } & {
+            [key: string]: unknown;
+        };
         /** SteerRequest */
         SteerRequest: {
             /** Message */
             message: string;
+        };
+        /**
+         * Steered
+         * @description A person's message handed to the running agent (it reads it with the next tool result).
+         */
+        Steered: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "steered";
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * Step
+         * @description The agent starts model call `iteration` of at most `max_iterations` in this turn.
+         */
+        Step: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "step";
+            meta: components["schemas"]["StepMeta"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** StepMeta */
+        StepMeta: {
+            /** Iteration */
+            iteration: number;
+            /** Maxiterations */
+            maxIterations: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /** Thinking */
+        Thinking: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "thinking";
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * TodoUpdate
+         * @description `content` is the whole todo list as JSON `[{id, content, status}]`.
+         */
+        TodoUpdate: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "todo_update";
+            /**
+             * Toolname
+             * @default todo
+             */
+            toolName?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** ToolCall */
+        ToolCall: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "tool_call";
+            /** Toolname */
+            toolName: string;
+            meta: components["schemas"]["ToolCallMeta"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** ToolCallMeta */
+        ToolCallMeta: {
+            /** Toolcallid */
+            toolCallId: string;
+            /** Args */
+            args?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
         };
         /**
          * ToolCallPublic
@@ -1101,6 +1436,39 @@ export interface components {
             /** Calledat */
             calledAt: string | null;
         };
+        /** ToolResult */
+        ToolResult: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "tool_result";
+            /** Toolname */
+            toolName: string;
+            meta: components["schemas"]["ToolResultMeta"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** ToolResultMeta */
+        ToolResultMeta: {
+            /** Toolcallid */
+            toolCallId: string;
+            /** Durationms */
+            durationMs?: number | null;
+            /** Iserror */
+            isError?: boolean | null;
+        } & {
+            [key: string]: unknown;
+        };
         /** ValidationError */
         ValidationError: {
             /** Location */
@@ -1122,14 +1490,45 @@ export interface components {
             branchOrder: number;
             /** Isactive */
             isActive: boolean;
-            /** Role */
-            role: string;
-            /** Status */
-            status: string;
+            role: components["schemas"]["MessageRole"];
+            status: components["schemas"]["MessageStatus"];
             /** Createdat */
             createdAt: string;
             /** Preview */
             preview: string;
+        };
+        /** WorkflowComplete */
+        WorkflowComplete: {
+            /** Runid */
+            runId: string;
+            /** Messageid */
+            messageId: number;
+            /** Finaltext */
+            finalText: string;
+            /** Usage */
+            usage?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** WorkflowError */
+        WorkflowError: {
+            /** Runid */
+            runId: string;
+            /** Messageid */
+            messageId: number;
+            /** Message */
+            message: string;
+            /**
+             * Stopped
+             * @default false
+             */
+            stopped?: boolean;
+            /** Partialtext */
+            partialText?: string | null;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: never;
@@ -1959,13 +2358,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
+            /** @description Server-sent events; each event's `data` is one `RunStreamEvent`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": unknown;
+                    "text/event-stream": components["schemas"]["RunStreamEvent"];
                 };
             };
             /** @description Not found */
@@ -1974,7 +2373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict */
@@ -1983,7 +2382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid input */
@@ -1992,7 +2391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2009,13 +2408,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
+            /** @description Server-sent events; each event's `data` is one `RunStreamEvent`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": unknown;
+                    "text/event-stream": components["schemas"]["RunStreamEvent"];
                 };
             };
             /** @description Not found */
@@ -2024,7 +2423,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict */
@@ -2033,7 +2432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid input */
@@ -2042,7 +2441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2064,7 +2463,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunState"];
+                    "application/json": components["schemas"]["RunSnapshot"];
                 };
             };
             /** @description Not found */
@@ -2096,7 +2495,7 @@ export interface operations {
             };
         };
     };
-    resumeRun: {
+    answerClarify: {
         parameters: {
             query?: never;
             header?: never;
@@ -2117,7 +2516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunState"];
+                    "application/json": components["schemas"]["RunSnapshot"];
                 };
             };
             /** @description Not found */
@@ -2219,7 +2618,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunState"];
+                    "application/json": components["schemas"]["RunSnapshot"];
                 };
             };
             /** @description Not found */

@@ -8,7 +8,7 @@ export const runsApi = {
   regenerate: (messageId: number) => http.post<Regenerated>(`/api/chat/messages/${messageId}/regenerate`),
   state: (runId: string) => http.get<RunSnapshot>(`/api/chat/runs/${encodeURIComponent(runId)}/state`),
   resume: (runId: string, clarifyId: string, answer: string) =>
-    http.post<RunSnapshot>(`/api/chat/runs/${encodeURIComponent(runId)}/resume`, { clarifyId, answer }),
+    http.post<RunSnapshot>(`/api/chat/runs/${encodeURIComponent(runId)}/clarify`, { clarifyId, answer }),
   /** A message for the running agent: it reads it with its next tool result. */
   steer: (runId: string, message: string) =>
     http.post<Accepted>(`/api/chat/runs/${encodeURIComponent(runId)}/steer`, { message }),

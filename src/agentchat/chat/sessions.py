@@ -15,17 +15,17 @@ from datetime import datetime
 from sqlalchemy import and_, delete, exists, or_, select, update
 from sqlalchemy.orm import Session
 
+from agentchat.chat.enums import MessageRole, MessageStatus, PauseStatus, SessionStatus
 from agentchat.chat.schemas import SessionCreate, SessionUpdate, StatusFilter
 from agentchat.chat.search import session_matches
-from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
+from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession, WorkflowPause
 from agentchat.core.clock import utcnow
 from agentchat.core.errors import Conflict, Invalid, NotFound
 from agentchat.models.tables import AiModelConfig
-from agentchat.runs.tables import WorkflowPause
 
 
 @dataclass(frozen=True)
-class RunState:
+class LiveRun:
     """A session's live run, derived from the rows the run service keeps."""
 
     run_id: str
@@ -60,7 +60,7 @@ def create_session(db: Session, data: SessionCreate) -> ChatSession:
         model_id=data.model_id,
         skill_folder=data.skill_folder,
         hermes_session=f"chat-{key}",
-        status="ACTIVE",
+        status=SessionStatus.ACTIVE,
         created_at=now,
         updated_at=now,
         activity_at=now,
@@ -147,27 +147,27 @@ def list_sessions(
     return SessionSlice(rows, next_cursor, has_more)
 
 
-def run_states(db: Session, session_ids: list[int]) -> dict[int, RunState]:
+def live_runs(db: Session, session_ids: list[int]) -> dict[int, LiveRun]:
     """The RUNNING assistant message of each session, and whether its run waits for input."""
     if not session_ids:
         return {}
     waiting = exists().where(
-        WorkflowPause.run_id == ChatMessage.run_id, WorkflowPause.status == "PENDING"
+        WorkflowPause.run_id == ChatMessage.run_id, WorkflowPause.status == PauseStatus.PENDING
     )
     stmt = select(ChatMessage.session_id, ChatMessage.run_id, waiting).where(
         ChatMessage.session_id.in_(session_ids),
-        ChatMessage.role == "ASSISTANT",
-        ChatMessage.status == "RUNNING",
+        ChatMessage.role == MessageRole.ASSISTANT,
+        ChatMessage.status == MessageStatus.RUNNING,
     )
-    states: dict[int, RunState] = {}
+    states: dict[int, LiveRun] = {}
     for session_id, run_id, is_waiting in db.execute(stmt):
         if run_id and (session_id not in states or is_waiting):
-            states[session_id] = RunState(run_id, bool(is_waiting))
+            states[session_id] = LiveRun(run_id, bool(is_waiting))
     return states
 
 
 def ensure_no_active_run(db: Session, session_id: int) -> None:
-    if run_states(db, [session_id]):
+    if live_runs(db, [session_id]):
         raise Conflict(f"chat session {session_id} has an active run; stop it first")
 
 

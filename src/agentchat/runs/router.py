@@ -1,18 +1,19 @@
-"""HTTP routes of runs: start, stream, state, resume, stop, regenerate, reset, memory, stats."""
+"""HTTP routes of runs: start, stream, state, clarify, stop, regenerate, reset, memory, stats."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi.responses import JSONResponse
 from starlette.responses import StreamingResponse
 
 from agentchat.core.deps import DbSession
 from agentchat.core.errors import Invalid
 from agentchat.core.schemas import ERROR_RESPONSES
-from agentchat.events.contract import TerminalEvent, workflow_complete, workflow_error
 from agentchat.events.sse import encode_event
 from agentchat.runs import stats as run_stats
+from agentchat.runs.endings import end_of_stored
 from agentchat.runs.schemas import (
     Accepted,
     ClarifyAnswer,
@@ -21,9 +22,10 @@ from agentchat.runs.schemas import (
     Regenerated,
     ResetRequest,
     ResetResult,
+    RunSnapshot,
     RunStart,
     RunStarted,
-    RunState,
+    RunStreamEvent,
     SessionStats,
     SteerRequest,
 )
@@ -32,6 +34,14 @@ from agentchat.runs.streaming import multi_run_stream, run_stream
 
 router = APIRouter(tags=["runs"], responses=ERROR_RESPONSES)
 MAX_MUX_RUNS = 50
+STREAM_DESCRIPTION = "Server-sent events; each event's `data` is one `RunStreamEvent`."
+
+
+class EventStreamDoc(JSONResponse):
+    """Documents an SSE route's events in the OpenAPI document (`text/event-stream` with the
+    event schema); the route itself answers with a StreamingResponse."""
+
+    media_type = "text/event-stream"
 
 
 def get_runs(request: Request) -> RunService:
@@ -73,8 +83,9 @@ def _last_id(query: int | None, header: str | None) -> int:
 @router.get(
     "/api/chat/runs/{run_id}/stream",
     operation_id="streamRun",
-    response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}}},
+    response_class=EventStreamDoc,
+    response_model=RunStreamEvent,
+    response_description=STREAM_DESCRIPTION,
 )
 async def stream_run(
     run_id: str,
@@ -89,26 +100,18 @@ async def stream_run(
     return Response(_ended_run(state), media_type="text/event-stream")
 
 
-def _ended_run(state: RunState) -> bytes:
+def _ended_run(state: RunSnapshot) -> bytes:
     """A run the bus has forgotten: its end, rebuilt from the database."""
-    end: TerminalEvent
-    if state.status == "SUCCESS":
-        end = workflow_complete(state.run_id, state.message_id, state.final_text or "")
-    else:
-        end = workflow_error(
-            state.run_id,
-            state.message_id,
-            state.error or "the run ended",
-            stopped=state.status == "STOPPED",
-        )
+    end = end_of_stored(state.run_id, state.message_id, state.status, state.final_text, state.error)
     return encode_event(end)
 
 
 @router.get(
     "/api/chat/stream",
     operation_id="streamRuns",
-    response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}}},
+    response_class=EventStreamDoc,
+    response_model=RunStreamEvent,
+    response_description=STREAM_DESCRIPTION,
 )
 async def stream_runs(
     runs: Runs,
@@ -131,12 +134,12 @@ async def stream_runs(
 
 
 @router.get("/api/chat/runs/{run_id}/state", operation_id="runState")
-async def run_state(run_id: str, runs: Runs) -> RunState:
+async def run_state(run_id: str, runs: Runs) -> RunSnapshot:
     return await runs.state(run_id)
 
 
-@router.post("/api/chat/runs/{run_id}/resume", operation_id="resumeRun")
-async def resume_run(run_id: str, body: ClarifyAnswer, runs: Runs) -> RunState:
+@router.post("/api/chat/runs/{run_id}/clarify", operation_id="answerClarify")
+async def answer_clarify(run_id: str, body: ClarifyAnswer, runs: Runs) -> RunSnapshot:
     return await runs.resume(run_id, body.clarify_id, body.answer)
 
 
@@ -148,7 +151,7 @@ async def steer_run(run_id: str, body: SteerRequest, runs: Runs) -> Accepted:
 
 
 @router.post("/api/chat/runs/{run_id}/stop", operation_id="stopRun")
-async def stop_run(run_id: str, runs: Runs) -> RunState:
+async def stop_run(run_id: str, runs: Runs) -> RunSnapshot:
     return await runs.stop(run_id)
 
 
@@ -159,28 +162,24 @@ async def reset_session(
     return await runs.reset(session_id, (body or ResetRequest()).keep_history)
 
 
-@router.get(
-    "/api/chat/sessions/{session_id}/memory", operation_id="getMemory", response_model=MemoryView
-)
-async def get_memory(session_id: int, runs: Runs) -> dict[str, Any]:
+@router.get("/api/chat/sessions/{session_id}/memory", operation_id="getMemory")
+async def get_memory(session_id: int, runs: Runs) -> MemoryView:
     return await runs.memory(session_id)
 
 
-@router.put(
-    "/api/chat/sessions/{session_id}/memory", operation_id="putMemory", response_model=MemoryView
-)
-async def put_memory(session_id: int, body: MemoryUpdate, runs: Runs) -> dict[str, Any]:
+@router.put("/api/chat/sessions/{session_id}/memory", operation_id="putMemory")
+async def put_memory(session_id: int, body: MemoryUpdate, runs: Runs) -> MemoryView:
     return await runs.put_memory(session_id, body.memory, body.user)
 
 
-@router.get("/api/memory", operation_id="getAgentMemory", response_model=MemoryView)
-async def get_agent_memory(runs: Runs) -> dict[str, Any]:
+@router.get("/api/memory", operation_id="getAgentMemory")
+async def get_agent_memory(runs: Runs) -> MemoryView:
     """The agent's memory, shared by every chat (the per-chat paths read the same files)."""
     return await runs.agent_memory()
 
 
-@router.put("/api/memory", operation_id="putAgentMemory", response_model=MemoryView)
-async def put_agent_memory(body: MemoryUpdate, runs: Runs) -> dict[str, Any]:
+@router.put("/api/memory", operation_id="putAgentMemory")
+async def put_agent_memory(body: MemoryUpdate, runs: Runs) -> MemoryView:
     return await runs.put_agent_memory(body.memory, body.user)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session
 
+from agentchat.chat.enums import MessageRole
 from agentchat.chat.schemas import (
     DEFAULT_PAGE,
     PREVIEW_CHARS,
@@ -25,9 +26,10 @@ from agentchat.chat.schemas import (
     StatusFilter,
     VersionPublic,
 )
-from agentchat.chat.service import active_branch
-from agentchat.chat.sessions import RunState, list_sessions, run_states
+from agentchat.chat.sessions import LiveRun, list_sessions, live_runs
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
+from agentchat.chat.tree import active_branch
+from agentchat.events.log_lines import stored_line_fields
 
 Position = tuple[int, int]  # (sibling count, 0-based index by branch_order)
 
@@ -54,17 +56,17 @@ def session_detail(db: Session, chat: ChatSession, limit: int = DEFAULT_PAGE) ->
 def session_publics(db: Session, sessions: Sequence[ChatSession]) -> list[SessionPublic]:
     ids = [chat.id for chat in sessions]
     previews = latest_previews(db, ids)
-    states = run_states(db, ids)
+    states = live_runs(db, ids)
     return [session_public(c, previews.get(c.id), states.get(c.id)) for c in sessions]
 
 
-def session_public(chat: ChatSession, preview: str | None, state: RunState | None) -> SessionPublic:
+def session_public(chat: ChatSession, preview: str | None, state: LiveRun | None) -> SessionPublic:
     public = SessionPublic.model_validate(chat)
     public.last_message_preview = preview
     if state is not None:
         public.has_active_run = True
         public.active_run_id = state.run_id
-        public.waiting_for_input = state.waiting_for_input
+        public.has_pending_clarify = state.waiting_for_input
     return public
 
 
@@ -75,7 +77,11 @@ def latest_previews(db: Session, session_ids: list[int]) -> dict[int, str]:
     m = ChatMessage
     latest = (
         select(func.substr(m.content, 1, PREVIEW_CHARS))
-        .where(m.session_id == ChatSession.id, m.role.in_(("USER", "ASSISTANT")), m.content != "")
+        .where(
+            m.session_id == ChatSession.id,
+            m.role.in_((MessageRole.USER, MessageRole.ASSISTANT)),
+            m.content != "",
+        )
         .order_by(m.created_at.desc(), m.id.desc())
         .limit(1)
         .correlate(ChatSession)
@@ -94,7 +100,7 @@ def message_publics(db: Session, messages: Sequence[ChatMessage]) -> list[Messag
     if not messages:
         return []
     positions = sibling_positions(db, messages)
-    logs = logs_by_message(db, [m.id for m in messages if m.role == "ASSISTANT"])
+    logs = logs_by_message(db, [m.id for m in messages if m.role == MessageRole.ASSISTANT])
     return [message_public(m, positions[m.id], logs.get(m.id, [])) for m in messages]
 
 
@@ -174,14 +180,9 @@ def group_logs(rows: Iterable[ChatMessageLog]) -> dict[int, list[LogPublic]]:
 
 
 def log_public(row: ChatMessageLog) -> LogPublic:
-    return LogPublic(
-        seq=row.seq,
-        kind=row.kind,
-        content=row.content,
-        tool_name=row.tool_name,
-        meta=parse_json(row.meta_json),
-        created_at=row.created_at,
-    )
+    meta = parse_json(row.meta_json)
+    fields = stored_line_fields(row.kind, row.content, row.tool_name, meta)
+    return LogPublic(seq=row.seq, created_at=row.created_at, **fields)
 
 
 def version_public(message: ChatMessage) -> VersionPublic:

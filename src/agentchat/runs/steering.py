@@ -1,0 +1,38 @@
+"""Guidance for a running agent: a person's message handed to hermes' `AIAgent.steer` through
+the bridge that runs the turn (it reads it with its next tool result; nothing stops)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agentchat.bridge.client import BridgeUnavailable
+from agentchat.chat.sessions import get_session
+from agentchat.core.errors import Conflict
+from agentchat.runs import store
+from agentchat.runs.context import RunContext
+from agentchat.runs.ports import Bridge
+
+_NOT_NOW = "The agent cannot take a message right now"
+
+
+async def steer(ctx: RunContext, run_id: str, text: str) -> None:
+    message = await ctx.in_thread(lambda db: store.message_for_run(db, run_id))
+    if message.status != "RUNNING":
+        raise Conflict(f"run {run_id} has already ended", code="run_finished")
+    run = ctx.active.get(run_id)
+    clients: Sequence[Bridge]
+    if run is not None and run.client is not None:
+        clients = [run.client]
+    else:  # driven by another API process: the bridge that runs it knows the run
+        hermes_session = await ctx.in_thread(
+            lambda db: get_session(db, message.session_id).hermes_session or ""
+        )
+        clients = ctx.bridges.candidates(hermes_session)
+    for client in clients:
+        try:
+            await client.steer(run_id, text)
+            return
+        except BridgeUnavailable as exc:
+            if exc.status_code == 409:
+                raise Conflict(_NOT_NOW, code="not_steerable") from exc
+    raise Conflict(_NOT_NOW, code="not_steerable")
