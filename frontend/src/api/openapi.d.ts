@@ -790,7 +790,7 @@ export interface components {
             /** Toolname */
             toolName: string | null;
             /** Meta */
-            meta: components["schemas"]["ToolCallMeta"] | components["schemas"]["ToolResultMeta"] | components["schemas"]["Pause"] | components["schemas"]["ClarifyAnsweredMeta"] | {
+            meta: components["schemas"]["ToolCallMeta"] | components["schemas"]["ToolResultMeta"] | components["schemas"]["Pause"] | components["schemas"]["ClarifyAnsweredMeta"] | components["schemas"]["StepMeta"] | {
                 [key: string]: unknown;
             } | null;
             /** Createdat */
@@ -1042,7 +1042,7 @@ export interface components {
             /** Toolname */
             toolName: string | null;
             /** Meta */
-            meta: components["schemas"]["ToolCallMeta"] | components["schemas"]["ToolResultMeta"] | components["schemas"]["Pause"] | components["schemas"]["ClarifyAnsweredMeta"] | {
+            meta: components["schemas"]["ToolCallMeta"] | components["schemas"]["ToolResultMeta"] | components["schemas"]["Pause"] | components["schemas"]["ClarifyAnsweredMeta"] | components["schemas"]["StepMeta"] | {
                 [key: string]: unknown;
             } | null;
         };

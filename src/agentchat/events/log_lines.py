@@ -13,11 +13,12 @@ from agentchat.events.contract import (
     EventModel,
     NodeEvent,
     Pause,
+    StepMeta,
     ToolCallMeta,
     ToolResultMeta,
 )
 
-LogMeta = ToolCallMeta | ToolResultMeta | Pause | ClarifyAnsweredMeta
+LogMeta = ToolCallMeta | ToolResultMeta | Pause | ClarifyAnsweredMeta | StepMeta
 
 
 def _wire(meta: Any) -> Any:
