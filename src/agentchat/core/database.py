@@ -8,10 +8,23 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import BigInteger, DateTime, Integer, MetaData, Text, create_engine, event
+from sqlalchemy import (
+    BigInteger,
+    DateTime,
+    Integer,
+    MetaData,
+    Text,
+    create_engine,
+    event,
+    text,
+)
 from sqlalchemy.dialects import mysql
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+
+from agentchat.core.db_file import SqliteFileGuard
+from agentchat.core.errors import DatabaseUnavailable
 
 # BIGINT ids that still autoincrement on SQLite (which only does so for INTEGER PRIMARY KEY).
 BigId = BigInteger().with_variant(Integer(), "sqlite")
@@ -104,6 +117,8 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             url, connect_args={"check_same_thread": False, "timeout": 10}, **kwargs
         )
         event.listen(engine, "connect", _sqlite_pragmas)
+        if path and path != ":memory:" and "mode=memory" not in path:
+            SqliteFileGuard(path.split("?", 1)[0]).install(engine)  # before the write lock
         SqliteWriteLock().install(engine)
         return engine
     if url.startswith("mysql") or url.startswith("mariadb"):
@@ -143,6 +158,17 @@ class Database:
             raise
         finally:
             session.close()
+
+    def check(self) -> None:
+        """A trivial query through the engine (the SQLite file guard runs with it); raises
+        DatabaseUnavailable when the database cannot answer."""
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except DatabaseUnavailable:
+            raise
+        except (OperationalError, InterfaceError) as exc:
+            raise DatabaseUnavailable(f"the database does not answer: {exc.orig}") from exc
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -70,7 +70,15 @@ def install_error_handlers(app: FastAPI, *, database: bool = True) -> None:
 
 
 def _install_database_errors(app: FastAPI) -> None:
-    from sqlalchemy.exc import DataError
+    from sqlalchemy.exc import DataError, OperationalError
+
+    @app.exception_handler(OperationalError)
+    async def _unavailable(_: Request, exc: OperationalError) -> JSONResponse:
+        # Disk full, read-only file, I/O error, server gone: the request was fine.
+        log.error("database error: %s", exc.orig)
+        message = f"the database cannot be used right now: {exc.orig}"
+        body = {"error": {"code": "database_unavailable", "message": message}}
+        return JSONResponse(body, status_code=503)
 
     @app.exception_handler(OverflowError)
     @app.exception_handler(DataError)
