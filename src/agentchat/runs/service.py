@@ -43,6 +43,7 @@ from agentchat.events.model import TERMINAL_EVENTS, RunFinished, StreamInterrupt
 from agentchat.models.service import ResolvedModel, resolve_model
 from agentchat.runs import store
 from agentchat.runs.bridges import BridgeRouter
+from agentchat.runs.final_write import FinalWrites, Unsaved
 from agentchat.runs.history import compact_turn
 from agentchat.runs.log_writer import LogWriter
 from agentchat.runs.owners import RunOwners
@@ -62,6 +63,7 @@ T = TypeVar("T")
 
 DEFAULT_MAX_ITERATIONS = 50
 STOP_GRACE_S = 5.0
+INTERRUPTED_ERROR = "The server was shut down during this answer; the text so far is kept."
 
 
 @dataclass
@@ -115,6 +117,8 @@ class RunService:
         self.owners = owners
         self.skills = SkillRegistry(settings.resolved_skills_dir)
         self._active: dict[str, ActiveRun] = {}
+        self._claimed: set[str] = set()  # ids whose RUNNING row may exist before _active has it
+        self.final_writes = FinalWrites(self._write_end)
         self._start_lock = asyncio.Lock()
 
     # ---- starting -----------------------------------------------------------------------
@@ -139,6 +143,7 @@ class RunService:
     async def _claim(self) -> str:
         """A new run id, owned by this process before its RUNNING row exists."""
         run_id = uuid.uuid4().hex
+        self._claimed.add(run_id)
         if self.owners is not None:
             await self.owners.claim(run_id)
         return run_id
@@ -152,6 +157,7 @@ class RunService:
             raise
 
     async def _release(self, run_id: str) -> None:
+        self._claimed.discard(run_id)
         if self.owners is not None:
             try:
                 await self.owners.release(run_id)
@@ -252,6 +258,7 @@ class RunService:
             await self._release(plan.run_id)
             raise
         self._active[plan.run_id] = run
+        self._claimed.discard(plan.run_id)
         run.task = asyncio.create_task(self._drive(run), name=f"run-{plan.run_id}")
 
     # ---- driving ------------------------------------------------------------------------
@@ -262,7 +269,7 @@ class RunService:
         except BridgeUnavailable as exc:
             outcome = self._failure(run, f"The agent service is unavailable: {exc}")
         except asyncio.CancelledError:
-            reason = None if run.stop_requested else "The server stopped during this answer."
+            reason = None if run.stop_requested else INTERRUPTED_ERROR
             await self._finish(
                 run, self._stopped(run) if reason is None else self._failure(run, reason)
             )
@@ -311,6 +318,7 @@ class RunService:
         content = data["content"]
         if isinstance(event, AnswerDelta):
             run.answer.append(content)
+            self.log_writer.checkpoint(run.plan.message_id, run.answer)
         else:
             tool_name, meta = data.get("toolName"), data.get("meta")
             message_id = run.plan.message_id
@@ -373,19 +381,19 @@ class RunService:
         outcome = self._storable(run, outcome)
         try:
             await self.log_writer.flush()
-            await self._in_thread(
-                lambda db: store.finish_message(
-                    db, plan.message_id, outcome, run.summary_message_id
-                )
-            )
-        except Exception:
-            log.exception("could not save the end of run %s", plan.run_id)
+            end = Unsaved(plan.message_id, outcome, run.summary_message_id)
+            await self.final_writes.save(plan.run_id, end)
         finally:
             self._active.pop(plan.run_id, None)
             try:
                 await self._publish_end(run, outcome)
             finally:
                 await self._release(plan.run_id)
+
+    async def _write_end(self, end: Unsaved) -> None:
+        await self._in_thread(
+            lambda db: store.finish_message(db, end.message_id, end.outcome, end.summary_message_id)
+        )
 
     @staticmethod
     def _storable(run: ActiveRun, outcome: store.RunOutcome) -> store.RunOutcome:
@@ -425,7 +433,7 @@ class RunService:
         run = self._active.get(run_id)
         if run is None:
             message = await self._in_thread(lambda db: store.message_for_run(db, run_id))
-            if message.status != "RUNNING":
+            if message.status != "RUNNING" or run_id in self.final_writes:
                 raise Conflict(f"run {run_id} has already ended", code="run_finished")
             await self._abort_elsewhere(run_id, message.session_id)
             await self._wait_for_end(run_id, STOP_GRACE_S)
@@ -618,16 +626,27 @@ class RunService:
         start-up every RUNNING answer is an orphan)."""
         return await self._in_thread(lambda db: store.fail_stale_runs(db))
 
+    async def settle(self) -> None:
+        """The sweeper's round: ends whose write failed are written again, then orphans go."""
+        await self.final_writes.settle()
+        await self.sweep_orphans()
+
     async def sweep_orphans(self, only: list[str] | None = None) -> list[str]:
-        """Several processes: RUNNING answers whose owner key is gone (their process died)
-        become FAILED, and their streams end with a `workflow_error`."""
-        if self.owners is None:
-            return []
+        """RUNNING answers nobody drives become FAILED (their text kept), and their streams
+        end with a `workflow_error`. One process: those it does not drive itself; several
+        processes: those whose owner key is gone (their process died)."""
         running = await self._in_thread(store.running_runs)
-        suspects = [r for r in running if r not in self._active and (only is None or r in only)]
+        suspects = [
+            r
+            for r in running
+            if r not in self._active
+            and r not in self._claimed
+            and r not in self.final_writes
+            and (only is None or r in only)
+        ]
         if not suspects:
             return []
-        alive = await self.owners.alive(suspects)
+        alive = await self.owners.alive(suspects) if self.owners is not None else set()
         orphans = [r for r in suspects if r not in alive]
         if not orphans:
             return []
@@ -643,8 +662,13 @@ class RunService:
         with contextlib.suppress(UnknownRun, RunFinished):
             await self.bus.publish(run_id, end.EVENT, end.wire())
 
-    async def shutdown(self) -> None:
+    async def shutdown(self, grace_s: float = 0.0) -> None:
+        """Runs in flight get `grace_s` to finish; the rest are stored with their text as
+        interrupted (FAILED, INTERRUPTED_ERROR) and their streams told so."""
         tasks = [r.task for r in self._active.values() if r.task is not None]
+        if tasks and grace_s > 0:
+            log.info("waiting up to %.0f s for %d runs to finish", grace_s, len(tasks))
+            await asyncio.wait(tasks, timeout=grace_s)
         for task in tasks:
             task.cancel()
         for task in tasks:
