@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Login
-         * @description Check the token and keep the sign-in in a cookie that scripts cannot read.
+         * @description Check the token and start a server-side session kept in a cookie scripts cannot read.
          */
         post: operations["login"];
         delete?: never;
@@ -53,7 +53,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Logout */
+        /**
+         * Logout
+         * @description End this sign-in on the server (the cookie stops working everywhere) and drop it.
+         */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -479,7 +482,8 @@ export interface paths {
         head?: never;
         /**
          * Update Model
-         * @description Change the fields sent. apiKey omitted keeps the key; "" clears it.
+         * @description Change the fields sent. apiKey omitted keeps the key, "" clears it; a new baseUrl or
+         *     provider without an apiKey clears the stored key (it never follows the model elsewhere).
          */
         patch: operations["updateModel"];
         trace?: never;
@@ -993,6 +997,11 @@ export interface components {
             description: string;
             /** Error */
             error?: string | null;
+            /**
+             * Agentmade
+             * @default false
+             */
+            agentMade?: boolean;
             /** Content */
             content: string;
         };
@@ -1006,6 +1015,11 @@ export interface components {
             description: string;
             /** Error */
             error?: string | null;
+            /**
+             * Agentmade
+             * @default false
+             */
+            agentMade?: boolean;
         };
         /**
          * ToolCallPublic
@@ -1128,6 +1142,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many failed attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

@@ -36,9 +36,9 @@ export default {
   models: {
     title: '模型', add: '添加模型', edit: '编辑模型', name: '名称', provider: '提供方', baseUrl: 'Base URL',
     modelName: '模型名', contextLength: '上下文长度', isDefault: '默认', apiKey: 'API Key',
-    apiKeyKeep: '留空则保留已存的 Key', apiKeySet: '已保存（…{last4}）', apiKeyNone: '无', builtin: '内置',
+    apiKeyKeep: '留空则保留已存的 Key', apiKeyCleared: '已存的 Key 将被删除：它不会发往其他主机。请填写新主机的 Key。', apiKeySet: '已保存（…{last4}）', apiKeyNone: '无', builtin: '内置',
     test: '测试', testOk: '模型已响应（{ms} 毫秒）', testFailed: '模型未响应：{error}', delete: '删除', deleteConfirm: '删除模型“{name}”？', save: '保存', cancel: '取消', actions: '操作', saved: '已保存',
   },
-  skills: { title: '技能', empty: '尚未安装技能', pick: '选择一个技能查看内容。', broken: '无法读取该技能：{error}' },
+  skills: { title: '技能', empty: '尚未安装技能', pick: '选择一个技能查看内容。', broken: '无法读取该技能：{error}', agentMade: '由智能体创建' },
   common: { confirm: '确定', cancel: '取消', yes: '是', no: '否', close: '关闭' },
 }

@@ -25,6 +25,7 @@ from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 from agentchat.core.db_file import SqliteFileGuard
 from agentchat.core.errors import DatabaseUnavailable
+from agentchat.core.private_files import private_file
 
 # BIGINT ids that still autoincrement on SQLite (which only does so for INTEGER PRIMARY KEY).
 BigId = BigInteger().with_variant(Integer(), "sqlite")
@@ -111,13 +112,14 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine with the per-dialect settings the app relies on."""
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        on_disk = bool(path) and path != ":memory:" and not path.startswith("file:")
+        if on_disk:
+            private_file(Path(path))  # chats, memory, encrypted keys: 0600
         engine = create_engine(
             url, connect_args={"check_same_thread": False, "timeout": 10}, **kwargs
         )
         event.listen(engine, "connect", _sqlite_pragmas)
-        if path and path != ":memory:" and "mode=memory" not in path:
+        if on_disk:
             SqliteFileGuard(path.split("?", 1)[0]).install(engine)  # before the write lock
         SqliteWriteLock().install(engine)
         return engine

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from agentchat.core.schemas import CamelModel
 
@@ -62,7 +62,7 @@ class RunState(CamelModel):
 
 
 class ResetRequest(CamelModel):
-    keep_history: bool = True
+    keep_history: StrictBool = True  # "no" is an error, not False
 
 
 class ResetResult(CamelModel):
