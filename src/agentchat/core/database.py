@@ -111,7 +111,7 @@ def _mysql_recursion(dbapi_conn: Any, _record: Any) -> None:
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine with the per-dialect settings the app relies on."""
     if url.startswith("sqlite"):
-        path = url.split("///", 1)[-1]
+        path = url.split("///", 1)[1] if "///" in url else ""  # "sqlite://": in memory
         on_disk = bool(path) and path != ":memory:" and not path.startswith("file:")
         if on_disk:
             private_file(Path(path))  # chats, memory, encrypted keys: 0600
