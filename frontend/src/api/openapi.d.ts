@@ -352,7 +352,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/chat/runs/{run_id}/resume": {
+    "/api/chat/runs/{run_id}/clarify": {
         parameters: {
             query?: never;
             header?: never;
@@ -362,7 +362,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Resume Run */
-        post: operations["resumeRun"];
+        post: operations["answerClarify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -666,12 +666,10 @@ export interface components {
             sessionId: number;
             /** Parentid */
             parentId: number | null;
-            /** Role */
-            role: string;
+            role: components["schemas"]["MessageRole"];
             /** Content */
             content: string;
-            /** Status */
-            status: string;
+            status: components["schemas"]["MessageStatus"];
             /** Isactive */
             isActive: boolean;
             /** Branchorder */
@@ -697,6 +695,16 @@ export interface components {
             /** Logs */
             logs: components["schemas"]["LogPublic"][];
         };
+        /**
+         * MessageRole
+         * @enum {string}
+         */
+        MessageRole: "USER" | "ASSISTANT" | "SYSTEM";
+        /**
+         * MessageStatus
+         * @enum {string}
+         */
+        MessageStatus: "SENT" | "RUNNING" | "SUCCESS" | "FAILED" | "STOPPED" | "SUMMARY" | "RESET";
         /** ModelCreate */
         ModelCreate: {
             /** Name */
@@ -860,8 +868,7 @@ export interface components {
             sessionId: number;
             /** Messageid */
             messageId: number;
-            /** Status */
-            status: string;
+            status: components["schemas"]["MessageStatus"];
             /** Eventcount */
             eventCount: number;
             pendingClarify: components["schemas"]["PendingClarify"] | null;
@@ -931,8 +938,7 @@ export interface components {
             skillFolder: string | null;
             /** Hermessession */
             hermesSession: string | null;
-            /** Status */
-            status: string;
+            status: components["schemas"]["SessionStatus"];
             /** Createdat */
             createdAt: string;
             /** Updatedat */
@@ -949,10 +955,10 @@ export interface components {
              */
             hasActiveRun: boolean;
             /**
-             * Waitingforinput
+             * Haspendingclarify
              * @default false
              */
-            waitingForInput: boolean;
+            hasPendingClarify: boolean;
             /** Activerunid */
             activeRunId: string | null;
         };
@@ -974,6 +980,11 @@ export interface components {
             toolCalls: number;
         };
         /**
+         * SessionStatus
+         * @enum {string}
+         */
+        SessionStatus: "ACTIVE" | "ARCHIVED";
+        /**
          * SessionUpdate
          * @description Only the fields sent are changed; `null` clears title, modelId or skillFolder.
          */
@@ -984,8 +995,7 @@ export interface components {
             modelId?: number | null;
             /** Skillfolder */
             skillFolder?: string | null;
-            /** Status */
-            status?: ("ACTIVE" | "ARCHIVED") | null;
+            status?: components["schemas"]["SessionStatus"] | null;
         };
         /** SkillDetail */
         SkillDetail: {
@@ -1066,10 +1076,8 @@ export interface components {
             branchOrder: number;
             /** Isactive */
             isActive: boolean;
-            /** Role */
-            role: string;
-            /** Status */
-            status: string;
+            role: components["schemas"]["MessageRole"];
+            status: components["schemas"]["MessageStatus"];
             /** Createdat */
             createdAt: string;
             /** Preview */
@@ -2040,7 +2048,7 @@ export interface operations {
             };
         };
     };
-    resumeRun: {
+    answerClarify: {
         parameters: {
             query?: never;
             header?: never;

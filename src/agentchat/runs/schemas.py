@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import Field, StrictBool
 
+from agentchat.chat.enums import MessageStatus
 from agentchat.core.schemas import CamelModel
 
 MAX_MESSAGE_CHARS = 100_000
@@ -53,7 +54,7 @@ class RunState(CamelModel):
     run_id: str
     session_id: int
     message_id: int
-    status: str
+    status: MessageStatus
     event_count: int
     pending_clarify: PendingClarify | None
     final_text: str | None = None

@@ -21,7 +21,7 @@ import anyio
 from sqlalchemy.orm import Session
 
 from agentchat.bridge.client import BridgeClient, BridgeResult, BridgeUnavailable
-from agentchat.chat import service as tree
+from agentchat.chat import tree
 from agentchat.chat.sessions import ensure_no_active_run, get_session
 from agentchat.core.database import Database
 from agentchat.core.errors import BadGateway, Conflict
