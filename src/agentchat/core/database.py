@@ -16,6 +16,7 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
+    make_url,
     text,
 )
 from sqlalchemy.dialects import mysql
@@ -111,16 +112,16 @@ def _mysql_recursion(dbapi_conn: Any, _record: Any) -> None:
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine with the per-dialect settings the app relies on."""
     if url.startswith("sqlite"):
-        path = url.split("///", 1)[1] if "///" in url else ""  # "sqlite://": in memory
-        on_disk = bool(path) and path != ":memory:" and not path.startswith("file:")
+        path = make_url(url).database  # None for "sqlite://", the in-memory database
+        on_disk = path if path and path != ":memory:" and not path.startswith("file:") else None
         if on_disk:
-            private_file(Path(path))  # chats, memory, encrypted keys: 0600
+            private_file(Path(on_disk))  # chats, memory, encrypted keys: 0600
         engine = create_engine(
             url, connect_args={"check_same_thread": False, "timeout": 10}, **kwargs
         )
         event.listen(engine, "connect", _sqlite_pragmas)
         if on_disk:
-            SqliteFileGuard(path.split("?", 1)[0]).install(engine)  # before the write lock
+            SqliteFileGuard(on_disk).install(engine)  # before the write lock
         SqliteWriteLock().install(engine)
         return engine
     if url.startswith("mysql") or url.startswith("mariadb"):
