@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -81,6 +82,10 @@ class SqliteWriteLock:
             self.end(conn)
             raise
 
+    def held(self) -> bool:
+        """Whether some transaction of this process holds the write slot now."""
+        return self._lock.locked()
+
     def end(self, conn: Any, *_: Any) -> None:
         if conn.info.pop(self.HELD, False):
             self._lock.release()
@@ -97,6 +102,15 @@ class SqliteWriteLock:
 
     def _on_invalidate(self, _dbapi: Any, record: Any, _exc: Any) -> None:
         self.end(record)
+
+
+_WRITE_LOCKS: weakref.WeakKeyDictionary[Engine, SqliteWriteLock] = weakref.WeakKeyDictionary()
+
+
+def write_slot_held(engine: Engine) -> bool:
+    """Whether a write transaction holds the SQLite write slot (never, on other databases)."""
+    lock = _WRITE_LOCKS.get(engine)
+    return lock is not None and lock.held()
 
 
 def _mysql_recursion(dbapi_conn: Any, _record: Any) -> None:
@@ -122,7 +136,9 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         if on_disk:
             SqliteFileGuard(on_disk).install(engine)  # before the write lock
-        SqliteWriteLock().install(engine)
+        lock = SqliteWriteLock()
+        lock.install(engine)
+        _WRITE_LOCKS[engine] = lock
         return engine
     if url.startswith("mysql") or url.startswith("mariadb"):
         kwargs.setdefault("pool_recycle", 3600)
