@@ -25,7 +25,7 @@ export default {
     title: 'Thinking', running: 'Working…', summary: 'thought {seconds} s · {tools} tool calls',
     stream: 'Thinking stream', tools: 'Tool calls', currentTool: 'Running tool', noResult: 'running…',
     args: 'Arguments', result: 'Result', todos: 'To-do list', reconnecting: 'Reconnecting…', polling: 'Connection lost — checking for updates',
-    ask: 'The agent asks', answerPlaceholder: 'Your answer', submit: 'Answer', answered: 'Answered: {answer}', expand: 'Show details', collapse: 'Hide details',
+    clarify: 'The agent asks', answerPlaceholder: 'Your answer', submit: 'Answer', answered: 'Answered: {answer}', expand: 'Show details', collapse: 'Hide details',
   },
   todo: { pending: 'pending', in_progress: 'in progress', completed: 'done', cancelled: 'cancelled' },
   memory: {
@@ -36,9 +36,9 @@ export default {
   models: {
     title: 'Models', add: 'Add model', edit: 'Edit model', name: 'Name', provider: 'Provider', baseUrl: 'Base URL',
     modelName: 'Model name', contextLength: 'Context length', isDefault: 'Default', apiKey: 'API key',
-    apiKeyKeep: 'Leave empty to keep the stored key', apiKeySet: 'stored (…{last4})', apiKeyNone: 'none', builtin: 'built-in',
+    apiKeyKeep: 'Leave empty to keep the stored key', apiKeyCleared: 'The stored key will be removed: it never goes to another host. Enter the key for the new host.', apiKeySet: 'stored (…{last4})', apiKeyNone: 'none', builtin: 'built-in',
     test: 'Test', testOk: 'The model answered in {ms} ms', testFailed: 'The model did not answer: {error}', delete: 'Delete', deleteConfirm: 'Delete the model "{name}"?', save: 'Save', cancel: 'Cancel', actions: 'Actions', saved: 'Saved',
   },
-  skills: { title: 'Skills', empty: 'No skills installed', pick: 'Pick a skill to read it.', broken: 'This skill could not be read: {error}' },
+  skills: { title: 'Skills', empty: 'No skills installed', pick: 'Pick a skill to read it.', broken: 'This skill could not be read: {error}', agentMade: 'made by the agent' },
   common: { confirm: 'Confirm', cancel: 'Cancel', yes: 'Yes', no: 'No', close: 'Close' },
 }

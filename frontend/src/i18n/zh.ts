@@ -25,7 +25,7 @@ export default {
     title: '思考过程', running: '思考中…', summary: '思考 {seconds} 秒 · {tools} 次工具调用',
     stream: '思考流', tools: '工具调用', currentTool: '当前工具', noResult: '运行中…',
     args: '参数', result: '结果', todos: '待办清单', reconnecting: '重连中…', polling: '连接断开 —— 正在轮询更新',
-    ask: 'Agent 提问', answerPlaceholder: '你的回答', submit: '回答', answered: '已回答：{answer}', expand: '展开思考过程', collapse: '收起',
+    clarify: 'Agent 提问', answerPlaceholder: '你的回答', submit: '回答', answered: '已回答：{answer}', expand: '展开思考过程', collapse: '收起',
   },
   todo: { pending: '待办', in_progress: '进行中', completed: '已完成', cancelled: '已取消' },
   memory: {
@@ -36,9 +36,9 @@ export default {
   models: {
     title: '模型', add: '添加模型', edit: '编辑模型', name: '名称', provider: '提供方', baseUrl: 'Base URL',
     modelName: '模型名', contextLength: '上下文长度', isDefault: '默认', apiKey: 'API Key',
-    apiKeyKeep: '留空则保留已存的 Key', apiKeySet: '已保存（…{last4}）', apiKeyNone: '无', builtin: '内置',
+    apiKeyKeep: '留空则保留已存的 Key', apiKeyCleared: '已存的 Key 将被删除：它不会发往其他主机。请填写新主机的 Key。', apiKeySet: '已保存（…{last4}）', apiKeyNone: '无', builtin: '内置',
     test: '测试', testOk: '模型已响应（{ms} 毫秒）', testFailed: '模型未响应：{error}', delete: '删除', deleteConfirm: '删除模型“{name}”？', save: '保存', cancel: '取消', actions: '操作', saved: '已保存',
   },
-  skills: { title: '技能', empty: '尚未安装技能', pick: '选择一个技能查看内容。', broken: '无法读取该技能：{error}' },
+  skills: { title: '技能', empty: '尚未安装技能', pick: '选择一个技能查看内容。', broken: '无法读取该技能：{error}', agentMade: '由智能体创建' },
   common: { confirm: '确定', cancel: '取消', yes: '是', no: '否', close: '关闭' },
 }

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentchat.bridge import agent_guard
 from agentchat.bridge.translate import TurnTranslator
 
 _PROVIDERS = {"openai": "custom", "": "custom", None: "custom"}
@@ -124,6 +125,7 @@ def build_agent(
         **_callbacks(slot),
     )
     slot.agent._print_fn = lambda *a, **k: None
+    agent_guard.harden_agent(slot.agent)
     slot.agent.suppress_status_output = True
     _capture_compressions(slot)
     set_context_length(slot, spec)

@@ -7,7 +7,7 @@ import logging
 from collections.abc import AsyncIterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from agentchat.bridge import hermes_api
+from agentchat.bridge import agent_guard, hermes_api, policy, skill_guard
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.hermes_home import import_hermes
 from agentchat.bridge.memory import MemoryFiles
@@ -43,9 +43,12 @@ class BridgeService:
     def warm(self) -> None:
         """Import hermes and build one throw-away agent so the first turn starts fast."""
         import_hermes()
+        skill_guard.install()
+        agent_guard.explain_denials()
         runner = TurnRunner(self.settings, self.pool)
+        toolsets = policy.hermes_toolsets(self.settings, self.settings.default_toolsets)
         try:
-            hermes_api.build_agent(_WARM_MODEL, "warm-up", self.settings.default_toolsets, 1)
+            hermes_api.build_agent(_WARM_MODEL, "warm-up", toolsets, 1)
         except Exception:
             log.exception("warm-up agent failed (turns may start slower)")
         self._runner = runner

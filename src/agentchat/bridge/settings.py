@@ -27,6 +27,11 @@ class BridgeSettings(BaseSettings):
         default=",".join(DEFAULT_TOOLSETS),
         validation_alias=AliasChoices("AGENTCHAT_AGENT_TOOLSETS", "toolsets"),
     )
+    skill_management: bool = Field(
+        default=False,
+        validation_alias=AliasChoices("AGENTCHAT_AGENT_SKILL_MANAGEMENT", "skill_management"),
+        description="The agent may create skills (hermes home only; user skills stay read-only)",
+    )
     pool_size: int = Field(default=8, ge=1)
     clarify_timeout_s: float = Field(default=30 * 60, gt=0)
     keepalive_s: float = Field(default=10.0, gt=0)

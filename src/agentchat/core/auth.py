@@ -3,24 +3,24 @@ middleware that keeps everyone else out of /api."""
 
 from __future__ import annotations
 
-import hashlib
 import hmac
+import math
 
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agentchat.core.asgi import header, send_error
+from agentchat.core.auth_sessions import FailureThrottle, SessionStore, client_of
 from agentchat.core.settings import Settings
 
 COOKIE_NAME = "agentchat_token"
 PUBLIC_API_PATHS = frozenset(
     {"/api/health", "/api/auth/status", "/api/auth/login", "/api/auth/logout"}
 )
-_COOKIE_CONTEXT = b"agentchat-cookie-v1"
 
 
 def configured_token(settings: Settings) -> str | None:
-    token = settings.auth_token.get_secret_value() if settings.auth_token else ""
+    token = settings.auth_token.get_secret_value().strip() if settings.auth_token else ""
     return token or None
 
 
@@ -29,19 +29,21 @@ def same_secret(given: str, expected: str) -> bool:
     return hmac.compare_digest(given.encode(), expected.encode())
 
 
-def cookie_value(token: str) -> str:
-    """What the login cookie holds: derived from the token, so the cookie is not the token."""
-    return hmac.new(token.encode(), _COOKIE_CONTEXT, hashlib.sha256).hexdigest()
-
-
-def is_authenticated(scope: Scope, token: str) -> bool:
-    """A matching `Authorization: Bearer` header or login cookie."""
+async def is_authenticated(scope: Scope, token: str, sessions: SessionStore) -> bool:
+    """A matching `Authorization: Bearer` header or a live sign-in session cookie."""
     authorization = header(scope, b"authorization") or ""
     scheme, _, credentials = authorization.partition(" ")
     if scheme.lower() == "bearer" and same_secret(credentials.strip(), token):
         return True
-    cookies = cookie_parser(header(scope, b"cookie") or "")
-    return same_secret(cookies.get(COOKIE_NAME, ""), cookie_value(token))
+    session_id = cookie_parser(header(scope, b"cookie") or "").get(COOKIE_NAME, "")
+    return bool(session_id) and await sessions.valid(session_id)
+
+
+def presents_credentials(scope: Scope) -> bool:
+    """A bearer header or our cookie: a request without either is not a guess."""
+    if header(scope, b"authorization"):
+        return True
+    return COOKIE_NAME in cookie_parser(header(scope, b"cookie") or "")
 
 
 def needs_token(path: str) -> bool:
@@ -51,15 +53,36 @@ def needs_token(path: str) -> bool:
 
 
 class AuthMiddleware:
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    """401 without the token or a session; 429 for a client whose failures ran out."""
+
+    def __init__(
+        self, app: ASGIApp, token: str, sessions: SessionStore, throttle: FailureThrottle
+    ) -> None:
         self.app = app
         self.token = token
+        self.sessions = sessions
+        self.throttle = throttle
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        guarded = scope["type"] == "http" and needs_token(scope["path"])
-        if guarded and not is_authenticated(scope, self.token):
+        if scope["type"] != "http" or not needs_token(scope["path"]):
+            await self.app(scope, receive, send)
+            return
+        client = client_of(scope)
+        wait = self.throttle.wait_s(client)
+        if wait > 0:
+            await send_throttled(send, wait)
+            return
+        if not await is_authenticated(scope, self.token, self.sessions):
+            if presents_credentials(scope):
+                self.throttle.failed(client)
             challenge = [(b"www-authenticate", b"Bearer")]
             message = "Sign in: this server needs its access token."
             await send_error(send, 401, "unauthorized", message, challenge)
             return
         await self.app(scope, receive, send)
+
+
+async def send_throttled(send: Send, wait_s: float) -> None:
+    retry = str(max(1, math.ceil(wait_s))).encode()
+    message = "Too many failed sign-in attempts from this address; try again later."
+    await send_error(send, 429, "rate_limited", message, [(b"retry-after", retry)])

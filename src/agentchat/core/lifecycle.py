@@ -16,6 +16,7 @@ from fastapi import FastAPI
 
 from agentchat.core.database import Database
 from agentchat.core.local_stack import LocalStack
+from agentchat.core.private_files import private_dir
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.factory import make_bus
@@ -33,7 +34,7 @@ SWEEP_S = 3.0
 
 
 def prepare_data(settings: Settings, database: Database, scripted_url: str | None) -> None:
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(settings.data_dir)
     install_samples(settings.resolved_skills_dir)
     with migration_lock(database.engine), database.session() as session:  # one first start
         ensure_default_model(session, settings, scripted_url)

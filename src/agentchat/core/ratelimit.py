@@ -15,6 +15,7 @@ LIMITED_POSTS = (
     (re.compile(r"/api/chat/sessions/[^/]+/runs"), "run"),
     (re.compile(r"/api/chat/messages/[^/]+/regenerate"), "run"),
     (re.compile(r"/api/auth/login"), "login"),
+    (re.compile(r"/api/models/[^/]+/test"), "model_test"),
 )
 _MAX_KEYS = 10_000
 

@@ -6,7 +6,14 @@ from datetime import datetime
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, Field, field_serializer, model_validator
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    field_serializer,
+    model_validator,
+)
 
 from agentchat.core.clock import iso
 from agentchat.core.schemas import CamelModel
@@ -68,7 +75,7 @@ class ModelCreate(CamelModel):
     model_name: ModelName
     api_key: ApiKey | None = None
     context_length: ContextLength = DEFAULT_CONTEXT_LENGTH
-    is_default: bool = False
+    is_default: StrictBool = False
 
 
 class ModelUpdate(CamelModel):
@@ -80,7 +87,7 @@ class ModelUpdate(CamelModel):
     model_name: ModelName | None = None
     api_key: ApiKey | None = None
     context_length: ContextLength | None = None
-    is_default: bool | None = None
+    is_default: StrictBool | None = None
 
     @model_validator(mode="after")
     def _no_null_fields(self) -> ModelUpdate:
@@ -93,7 +100,7 @@ class ModelUpdate(CamelModel):
 class ModelPublic(CamelModel):
     id: int
     name: str
-    provider: str
+    provider: Provider
     base_url: str
     model_name: str
     context_length: int
@@ -109,6 +116,11 @@ class ModelPublic(CamelModel):
 
 
 class ModelTestResult(CamelModel):
+    # Left out of the JSON when there is none (the route excludes None): optional in the document.
+    model_config = CamelModel.model_config | ConfigDict(
+        json_schema_serialization_defaults_required=False
+    )
+
     ok: bool
     latency_ms: int
     error: str | None = None

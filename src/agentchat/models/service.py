@@ -10,9 +10,10 @@ from sqlalchemy.orm import Session
 
 from agentchat.chat.tables import ChatSession
 from agentchat.core.database import Database
-from agentchat.core.errors import Conflict, NotFound
+from agentchat.core.errors import Conflict, Invalid, NotFound
 from agentchat.core.settings import Settings
 from agentchat.models.crypto import KeyCipher
+from agentchat.models.hosts import check_host
 from agentchat.models.schemas import ModelCreate, ModelPublic, ModelUpdate
 from agentchat.models.tables import AiModelConfig
 
@@ -91,6 +92,8 @@ def update_model(
     row = get_model(session, model_id)
     changes = data.model_dump(exclude_unset=True)
     _check_builtin_changes(row, changes)
+    if "api_key" not in changes and _host_changes(row, changes):
+        changes["api_key"] = None  # a stored key never follows the model to another host
     if "api_key" in changes:
         _set_api_key(row, cipher, changes.pop("api_key"))
     is_default = changes.pop("is_default", None)
@@ -102,6 +105,11 @@ def update_model(
     elif is_default is False and row.is_default:
         raise Conflict("One model must be the default: make another model the default instead.")
     return row
+
+
+def _host_changes(row: AiModelConfig, changes: dict[str, object]) -> bool:
+    moved = "base_url" in changes and changes["base_url"] != row.base_url
+    return moved or ("provider" in changes and changes["provider"] != row.provider)
 
 
 def delete_model(session: Session, model_id: int) -> None:
@@ -119,19 +127,27 @@ def delete_model(session: Session, model_id: int) -> None:
             _make_default(session, successor)
 
 
-def resolve_model(session: Session, model_id: int | None, settings: Settings) -> ResolvedModel:
-    """The model a run uses: `model_id` when it exists, else the default. NotFound when none."""
+def resolve_model(
+    session: Session, model_id: int | None, settings: Settings, *, strict: bool = False
+) -> ResolvedModel:
+    """The model a run uses: `model_id` when it exists (when `strict`, 422 when it does not),
+    else the default. NotFound when none; 422 when the operator's host lists refuse it."""
     row = session.get(AiModelConfig, model_id) if model_id is not None else None
+    if strict and row is None:
+        raise Invalid(f"Model {model_id} does not exist.", code="unknown_model")
     row = row or _current_default(session) or _oldest(session)
     if row is None:
         raise NotFound("No model is configured: add one in the model settings.", code="no_model")
+    check_host(row.base_url, settings)
     return _resolved(row, KeyCipher.for_settings(settings))
 
 
 def load_exact(database: Database, model_id: int, settings: Settings) -> ResolvedModel:
     """The model `model_id` (no fallback), read in a short transaction of its own."""
     with database.session() as session:
-        return _resolved(get_model(session, model_id), KeyCipher.for_settings(settings))
+        row = get_model(session, model_id)
+        check_host(row.base_url, settings)
+        return _resolved(row, KeyCipher.for_settings(settings))
 
 
 def ensure_default_model(

@@ -14,7 +14,7 @@ from agentchat.models.service import ResolvedModel, resolve_model
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, new_hermes_session
 from agentchat.runs.schemas import RunStart
-from agentchat.skills.service import SkillRegistry
+from agentchat.skills.service import registry_for
 
 DEFAULT_MAX_ITERATIONS = 50
 
@@ -29,7 +29,7 @@ def skill_prompt(name: str) -> str:
 class RunPlanner:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.skills = SkillRegistry(settings.resolved_skills_dir)
+        self.skills = registry_for(settings)
 
     def create(
         self,
@@ -44,7 +44,8 @@ class RunPlanner:
         if chat.status != "ACTIVE":
             raise Conflict(f"chat session {session_id} is archived; restore it to continue")
         store.ensure_can_start(db, session_id, self.settings.max_active_runs)
-        model = resolve_model(db, body.model_id or chat.model_id, self.settings)
+        strict = body.model_id is not None and assistant_sibling_of is None  # a modelId sent
+        model = resolve_model(db, body.model_id or chat.model_id, self.settings, strict=strict)
         skill_folder = body.skill_folder if body.skill_folder is not None else chat.skill_folder
         prompt = skill_prompt(self.skills.get(skill_folder).name) if skill_folder else None
         fields = {"model_id": model.id, "skill_folder": skill_folder or None}

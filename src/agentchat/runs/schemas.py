@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field, RootModel
+from pydantic import Field, RootModel, StrictBool
 
 from agentchat.core.schemas import CamelModel
 from agentchat.events.contract import NodeKind, PageEvent
@@ -74,7 +74,7 @@ class RunStreamEvent(RootModel[PageEvent]):
 
 
 class ResetRequest(CamelModel):
-    keep_history: bool = True
+    keep_history: StrictBool = True  # "no" is an error, not False
 
 
 class ResetResult(CamelModel):

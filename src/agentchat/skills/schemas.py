@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from pydantic import ConfigDict
+
 from agentchat.core.schemas import CamelModel
 from agentchat.skills.service import Skill
 
 
 class SkillSummary(CamelModel):
+    # Left out of the JSON when there is none (the route excludes None): optional in the document.
+    model_config = CamelModel.model_config | ConfigDict(
+        json_schema_serialization_defaults_required=False
+    )
+
     folder_name: str
     name: str
     description: str
     error: str | None = None
+    agent_made: bool = False
 
     @classmethod
     def of(cls, skill: Skill) -> SkillSummary:
@@ -19,6 +27,7 @@ class SkillSummary(CamelModel):
             name=skill.name,
             description=skill.description,
             error=skill.error,
+            agent_made=skill.agent_made,
         )
 
 
