@@ -131,8 +131,10 @@ async def fake_load(api: c.Process, seconds: int) -> dict[str, Any]:
     async with c.api_client(api.url) as http:
         await one_run(http, "#fake 10 0")
         idle = c.rss_bytes(api.pid)
+        cpu_before = c.cpu_seconds(api.pid)
         with c.RssSampler({"api": api.pid}) as rss:
             results, wall = await level_runs(http, [f"#fake {count} {FAKE_RATE}"] * FAKE_RUNS)
+        cpu = c.cpu_seconds(api.pid) - cpu_before
     latencies = [ms for arrivals in results for ms in c.stamped_latencies(arrivals)]
     checks = [c.check_run(r, count) for r in results]
     stats = c.summarize(latencies)
@@ -144,6 +146,7 @@ async def fake_load(api: c.Process, seconds: int) -> dict[str, Any]:
         "tokens_per_s": sum(delivered_rate(r) for r in results),
         "offered_per_s": FAKE_RUNS * FAKE_RATE,
         "tokens_per_event": len(latencies) / events if events else float("nan"),
+        "api_cpu_ms_per_1000_tokens": cpu * 1e6 / len(latencies) if latencies else float("nan"),
         **stats,
         "lost": sum(x["lost"] for x in checks),
         "duplicated": sum(x["duplicated"] for x in checks),
@@ -298,6 +301,15 @@ def figures(levels: list[dict[str, Any]], fake: dict[str, Any]) -> list[dict[str
             fake["tokens_per_event"],
             "",
             conditions=cond,
+        ),
+        f(
+            "parallel.fake100.api_cpu_ms_per_1000_tokens",
+            f"{label}: API CPU per 1,000 tokens (run starts and ends included)",
+            fake["api_cpu_ms_per_1000_tokens"],
+            "ms",
+            conditions=cond,
+            note="user + system CPU of the API process: what the load costs, whatever the "
+            "machine's other load",
         ),
         f(
             "parallel.fake100.lost",

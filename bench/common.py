@@ -147,6 +147,14 @@ def rss_bytes(pid: int) -> int:
     return int(psutil.Process(pid).memory_info().rss)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far."""
+    import psutil
+
+    times = psutil.Process(pid).cpu_times()
+    return float(times.user + times.system)
+
+
 # ---- processes ------------------------------------------------------------------------------
 
 
