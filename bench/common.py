@@ -159,7 +159,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 def free_port() -> int:
-    from agentchat.core.local_stack import free_port as pick
+    from agentchat.local_stack import free_port as pick
 
     return int(pick())
 

@@ -98,8 +98,8 @@ def serve(
     import uvicorn
 
     from agentchat.app import create_app
-    from agentchat.core.security import UnsafeBind, bind_note, check_bind
     from agentchat.core.settings import Settings
+    from agentchat.web.security import UnsafeBind, bind_note, check_bind
 
     settings = _settings(
         host=host,
@@ -132,9 +132,9 @@ def _serve_workers(settings: object, host: str, port: int, workers: int) -> None
     import uvicorn
 
     from agentchat.core.database import Database
-    from agentchat.core.lifecycle import prepare_data
-    from agentchat.core.local_stack import LocalStack, several_workers_problem, worker_env
     from agentchat.core.settings import Settings
+    from agentchat.lifecycle import prepare_data
+    from agentchat.local_stack import LocalStack, several_workers_problem, worker_env
 
     assert isinstance(settings, Settings)
     problem = several_workers_problem(settings)

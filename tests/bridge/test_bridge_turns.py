@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agentchat.bridge.client import BridgeClient, BridgeUnavailable
-from agentchat.core.local_stack import free_port
+from agentchat.local_stack import free_port
 from tests.bridge.support import Event, Turn, chat_history, model, run_turn
 from tests.support.servers import BridgeProcess, start_bridge
 

@@ -20,7 +20,7 @@ from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 
 from agentchat.bridge.client import BridgeClient
-from agentchat.core.local_stack import free_port
+from agentchat.local_stack import free_port
 from agentchat.scripted_llm.server import serve_in_thread
 from agentchat.skills.service import install_samples
 from tests.bridge.support import Turn, model, run_turn

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from agentchat.bridge.client import BridgeClient
-from agentchat.core.local_stack import LocalStack
 from agentchat.core.settings import Settings
+from agentchat.local_stack import LocalStack
 from tests.bridge.support import Turn, run_turn
 
 pytestmark = pytest.mark.timeout(180)

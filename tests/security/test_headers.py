@@ -10,8 +10,8 @@ from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from starlette.responses import StreamingResponse
 
-from agentchat.core.headers import CONTENT_SECURITY_POLICY
-from agentchat.core.security import install_security
+from agentchat.web.headers import CONTENT_SECURITY_POLICY
+from agentchat.web.security import install_security
 from tests.security.conftest import client_for, make_settings
 
 ALWAYS = {

@@ -26,8 +26,8 @@ from agentchat.app import create_app
 from agentchat.core.auth_sessions import MemorySessions
 from agentchat.core.database import Database, make_engine
 from agentchat.core.log_redact import AccessLogRedactor
-from agentchat.core.security import UnsafeBind, check_bind
 from agentchat.models.probe import NO_MODEL_ANSWER
+from agentchat.web.security import UnsafeBind, check_bind
 from tests.models.fake_provider import serve, unused_port
 from tests.security.conftest import TOKEN, client_for, make_settings
 

@@ -352,7 +352,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/chat/runs/{run_id}/resume": {
+    "/api/chat/runs/{run_id}/clarify": {
         parameters: {
             query?: never;
             header?: never;
@@ -361,8 +361,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume Run */
-        post: operations["resumeRun"];
+        /** Answer Clarify */
+        post: operations["answerClarify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -557,6 +557,25 @@ export interface components {
             /** Activemessageid */
             activeMessageId: number;
         };
+        /** AnswerDelta */
+        AnswerDelta: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "answer_delta";
+        } & {
+            [key: string]: unknown;
+        };
         /** AuthStatus */
         AuthStatus: {
             /** Authrequired */
@@ -570,6 +589,84 @@ export interface components {
             clarifyId: string;
             /** Answer */
             answer: string;
+        };
+        /** ClarifyAnswered */
+        ClarifyAnswered: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "clarify_answered";
+            /**
+             * Toolname
+             * @default clarify
+             */
+            toolName?: string | null;
+            meta: components["schemas"]["ClarifyAnsweredMeta"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** ClarifyAnsweredMeta */
+        ClarifyAnsweredMeta: {
+            /** Clarifyid */
+            clarifyId: string;
+            /** Answer */
+            answer: string;
+            /** Timedout */
+            timedOut?: boolean | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** ClarifyRequest */
+        ClarifyRequest: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "clarify_request";
+            /**
+             * Toolname
+             * @default clarify
+             */
+            toolName?: string | null;
+            meta: components["schemas"]["Pause"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * ContextCompacted
+         * @description The agent compressed earlier context; the API adds `runId` and `summaryMessageId`.
+         */
+        ContextCompacted: {
+            /** Runid */
+            runId?: string | null;
+            /**
+             * Summary
+             * @default
+             */
+            summary?: string;
+            /** Summarymessageid */
+            summaryMessageId?: number | null;
+        } & {
+            [key: string]: unknown;
         };
         /** EditResult */
         EditResult: {
@@ -596,14 +693,17 @@ export interface components {
         LogPublic: {
             /** Seq */
             seq: number;
-            /** Kind */
-            kind: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "thinking" | "status" | "answer_delta" | "tool_call" | "tool_result" | "todo_update" | "clarify_request" | "clarify_answered";
             /** Content */
             content: string | null;
             /** Toolname */
             toolName: string | null;
             /** Meta */
-            meta: {
+            meta: components["schemas"]["ToolCallMeta"] | components["schemas"]["ToolResultMeta"] | components["schemas"]["Pause"] | components["schemas"]["ClarifyAnsweredMeta"] | {
                 [key: string]: unknown;
             } | null;
             /** Createdat */
@@ -666,12 +766,10 @@ export interface components {
             sessionId: number;
             /** Parentid */
             parentId: number | null;
-            /** Role */
-            role: string;
+            role: components["schemas"]["MessageRole"];
             /** Content */
             content: string;
-            /** Status */
-            status: string;
+            status: components["schemas"]["MessageStatus"];
             /** Isactive */
             isActive: boolean;
             /** Branchorder */
@@ -697,6 +795,16 @@ export interface components {
             /** Logs */
             logs: components["schemas"]["LogPublic"][];
         };
+        /**
+         * MessageRole
+         * @enum {string}
+         */
+        MessageRole: "USER" | "ASSISTANT" | "SYSTEM";
+        /**
+         * MessageStatus
+         * @enum {string}
+         */
+        MessageStatus: "SENT" | "RUNNING" | "SUCCESS" | "FAILED" | "STOPPED" | "SUMMARY" | "RESET";
         /** ModelCreate */
         ModelCreate: {
             /** Name */
@@ -781,6 +889,20 @@ export interface components {
             /** Isdefault */
             isDefault?: boolean | null;
         };
+        /**
+         * Pause
+         * @description A run waiting for the user: the clarify_request meta and `/state`'s pendingClarify.
+         */
+        Pause: {
+            /** Clarifyid */
+            clarifyId: string;
+            /** Question */
+            question: string;
+            /** Choices */
+            choices?: string[];
+        } & {
+            [key: string]: unknown;
+        };
         /** PendingClarify */
         PendingClarify: {
             /** Clarifyid */
@@ -812,20 +934,49 @@ export interface components {
             /** Dividermessageid */
             dividerMessageId: number;
         };
-        /** RunLog */
+        /**
+         * RunLog
+         * @description One log line of a run: a node event of the contract (answer deltas aside) and its
+         *     place. `meta` is a plain object only for lines stored before the contract was typed.
+         */
         RunLog: {
             /** Seq */
             seq: number;
-            /** Kind */
-            kind: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "thinking" | "status" | "answer_delta" | "tool_call" | "tool_result" | "todo_update" | "clarify_request" | "clarify_answered";
             /** Content */
             content: string | null;
             /** Toolname */
             toolName: string | null;
             /** Meta */
-            meta: {
+            meta: components["schemas"]["ToolCallMeta"] | components["schemas"]["ToolResultMeta"] | components["schemas"]["Pause"] | components["schemas"]["ClarifyAnsweredMeta"] | {
                 [key: string]: unknown;
             } | null;
+        };
+        /**
+         * RunSnapshot
+         * @description A run seen at one moment (`/state`): for a client that lost its stream.
+         */
+        RunSnapshot: {
+            /** Runid */
+            runId: string;
+            /** Sessionid */
+            sessionId: number;
+            /** Messageid */
+            messageId: number;
+            status: components["schemas"]["MessageStatus"];
+            /** Eventcount */
+            eventCount: number;
+            pendingClarify: components["schemas"]["PendingClarify"] | null;
+            /** Finaltext */
+            finalText: string | null;
+            /** Error */
+            error: string | null;
+            /** Logs */
+            logs: components["schemas"]["RunLog"][];
         };
         /** RunStart */
         RunStart: {
@@ -852,26 +1003,14 @@ export interface components {
             /** Usermessageid */
             userMessageId: number;
         };
-        /** RunState */
-        RunState: {
-            /** Runid */
-            runId: string;
-            /** Sessionid */
-            sessionId: number;
-            /** Messageid */
-            messageId: number;
-            /** Status */
-            status: string;
-            /** Eventcount */
-            eventCount: number;
-            pendingClarify: components["schemas"]["PendingClarify"] | null;
-            /** Finaltext */
-            finalText: string | null;
-            /** Error */
-            error: string | null;
-            /** Logs */
-            logs: components["schemas"]["RunLog"][];
-        };
+        /**
+         * RunStreamEvent
+         * @description The `data` of one event of a run's SSE stream (the events contract). The SSE `event:`
+         *     name is `node_stream` for the node events (told apart by `kind`), else `context_compacted`,
+         *     `workflow_complete` or `workflow_error`; the multiplexed stream adds `run_unknown` and
+         *     `stream_interrupted` (`{runId}`).
+         */
+        RunStreamEvent: (components["schemas"]["Thinking"] | components["schemas"]["Status"] | components["schemas"]["AnswerDelta"] | components["schemas"]["ToolCall"] | components["schemas"]["ToolResult"] | components["schemas"]["TodoUpdate"] | components["schemas"]["ClarifyRequest"] | components["schemas"]["ClarifyAnswered"]) | components["schemas"]["ContextCompacted"] | components["schemas"]["WorkflowComplete"] | components["schemas"]["WorkflowError"];
         /** ServerInfo */
         ServerInfo: {
             /** Version */
@@ -931,8 +1070,7 @@ export interface components {
             skillFolder: string | null;
             /** Hermessession */
             hermesSession: string | null;
-            /** Status */
-            status: string;
+            status: components["schemas"]["SessionStatus"];
             /** Createdat */
             createdAt: string;
             /** Updatedat */
@@ -949,10 +1087,10 @@ export interface components {
              */
             hasActiveRun: boolean;
             /**
-             * Waitingforinput
+             * Haspendingclarify
              * @default false
              */
-            waitingForInput: boolean;
+            hasPendingClarify: boolean;
             /** Activerunid */
             activeRunId: string | null;
         };
@@ -974,6 +1112,11 @@ export interface components {
             toolCalls: number;
         };
         /**
+         * SessionStatus
+         * @enum {string}
+         */
+        SessionStatus: "ACTIVE" | "ARCHIVED";
+        /**
          * SessionUpdate
          * @description Only the fields sent are changed; `null` clears title, modelId or skillFolder.
          */
@@ -984,8 +1127,7 @@ export interface components {
             modelId?: number | null;
             /** Skillfolder */
             skillFolder?: string | null;
-            /** Status */
-            status?: ("ACTIVE" | "ARCHIVED") | null;
+            status?: components["schemas"]["SessionStatus"] | null;
         };
         /** SkillDetail */
         SkillDetail: {
@@ -1021,6 +1163,104 @@ export interface components {
              */
             agentMade?: boolean;
         };
+        /** Status */
+        Status: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "status";
+        } & {
+            [key: string]: unknown;
+        };
+        /** Thinking */
+        Thinking: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "thinking";
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * TodoUpdate
+         * @description `content` is the whole todo list as JSON `[{id, content, status}]`.
+         */
+        TodoUpdate: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "todo_update";
+            /**
+             * Toolname
+             * @default todo
+             */
+            toolName?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** ToolCall */
+        ToolCall: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "tool_call";
+            /** Toolname */
+            toolName: string;
+            meta: components["schemas"]["ToolCallMeta"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** ToolCallMeta */
+        ToolCallMeta: {
+            /** Toolcallid */
+            toolCallId: string;
+            /** Args */
+            args?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         /**
          * ToolCallPublic
          * @description One tool call of a recent answer with its result (the short-term memory view).
@@ -1045,6 +1285,39 @@ export interface components {
             /** Calledat */
             calledAt: string | null;
         };
+        /** ToolResult */
+        ToolResult: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "tool_result";
+            /** Toolname */
+            toolName: string;
+            meta: components["schemas"]["ToolResultMeta"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** ToolResultMeta */
+        ToolResultMeta: {
+            /** Toolcallid */
+            toolCallId: string;
+            /** Durationms */
+            durationMs?: number | null;
+            /** Iserror */
+            isError?: boolean | null;
+        } & {
+            [key: string]: unknown;
+        };
         /** ValidationError */
         ValidationError: {
             /** Location */
@@ -1066,14 +1339,45 @@ export interface components {
             branchOrder: number;
             /** Isactive */
             isActive: boolean;
-            /** Role */
-            role: string;
-            /** Status */
-            status: string;
+            role: components["schemas"]["MessageRole"];
+            status: components["schemas"]["MessageStatus"];
             /** Createdat */
             createdAt: string;
             /** Preview */
             preview: string;
+        };
+        /** WorkflowComplete */
+        WorkflowComplete: {
+            /** Runid */
+            runId: string;
+            /** Messageid */
+            messageId: number;
+            /** Finaltext */
+            finalText: string;
+            /** Usage */
+            usage?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** WorkflowError */
+        WorkflowError: {
+            /** Runid */
+            runId: string;
+            /** Messageid */
+            messageId: number;
+            /** Message */
+            message: string;
+            /**
+             * Stopped
+             * @default false
+             */
+            stopped?: boolean;
+            /** Partialtext */
+            partialText?: string | null;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: never;
@@ -1903,13 +2207,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
+            /** @description Server-sent events; each event's `data` is one `RunStreamEvent`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": unknown;
+                    "text/event-stream": components["schemas"]["RunStreamEvent"];
                 };
             };
             /** @description Not found */
@@ -1918,7 +2222,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict */
@@ -1927,7 +2231,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid input */
@@ -1936,7 +2240,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1953,13 +2257,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
+            /** @description Server-sent events; each event's `data` is one `RunStreamEvent`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": unknown;
+                    "text/event-stream": components["schemas"]["RunStreamEvent"];
                 };
             };
             /** @description Not found */
@@ -1968,7 +2272,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict */
@@ -1977,7 +2281,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid input */
@@ -1986,7 +2290,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2008,7 +2312,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunState"];
+                    "application/json": components["schemas"]["RunSnapshot"];
                 };
             };
             /** @description Not found */
@@ -2040,7 +2344,7 @@ export interface operations {
             };
         };
     };
-    resumeRun: {
+    answerClarify: {
         parameters: {
             query?: never;
             header?: never;
@@ -2061,7 +2365,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunState"];
+                    "application/json": components["schemas"]["RunSnapshot"];
                 };
             };
             /** @description Not found */
@@ -2110,7 +2414,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunState"];
+                    "application/json": components["schemas"]["RunSnapshot"];
                 };
             };
             /** @description Not found */

@@ -39,7 +39,7 @@ def create_app(settings: BridgeSettings) -> FastAPI:
 
     app = FastAPI(title="Hermes Bridge", version=__version__, lifespan=lifespan)
     app.state.bridge = service
-    install_error_handlers(app, database=False)
+    install_error_handlers(app)
     app.include_router(public)
     app.include_router(router)
     return app

@@ -16,12 +16,15 @@ from agentchat.bridge.runs import RunHandle, RunRegistry
 from agentchat.bridge.schemas import Ack, ClarifyAnswer, RunEnd, RunRequest
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.bridge.turn import TurnRunner
+from agentchat.core.context_length import DEFAULT_CONTEXT_LENGTH
 from agentchat.core.errors import Conflict, ServiceUnavailable
 from agentchat.events.sse import KEEPALIVE, encode_event
 
 log = logging.getLogger(__name__)
 
-_WARM_MODEL = ModelSpec("http://127.0.0.1:9/v1", "warm-up", "warm-up", "openai", 131072)
+_WARM_MODEL = ModelSpec(
+    "http://127.0.0.1:9/v1", "warm-up", "warm-up", "openai", DEFAULT_CONTEXT_LENGTH
+)
 
 
 class BridgeService:

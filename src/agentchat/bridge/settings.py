@@ -7,7 +7,8 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-DEFAULT_TOOLSETS = ("clarify", "todo", "memory", "skills")
+from agentchat.core.context_length import DEFAULT_CONTEXT_LENGTH, MIN_CONTEXT_LENGTH
+from agentchat.core.toolsets import DEFAULT_TOOLSETS
 
 
 class BridgeSettings(BaseSettings):
@@ -40,7 +41,7 @@ class BridgeSettings(BaseSettings):
     answer_max_chars: int = Field(default=400, ge=1)
     api_max_retries: int = Field(default=1, ge=0)
     request_timeout_s: float = Field(default=300.0, gt=0)
-    default_context_length: int = Field(default=131072, ge=64000)
+    default_context_length: int = Field(default=DEFAULT_CONTEXT_LENGTH, ge=MIN_CONTEXT_LENGTH)
     memory_char_limit: int = 2200
     user_char_limit: int = 1375
     tool_result_max_chars: int = 20_000

@@ -14,6 +14,7 @@ from agentchat.bridge.runs import RunHandle
 from agentchat.bridge.schemas import RunEnd, RunRequest
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.bridge.translate import TurnTranslator
+from agentchat.core.context_length import MIN_CONTEXT_LENGTH
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +116,9 @@ class TurnRunner:
 
     def _spec(self, request: RunRequest) -> ModelSpec:
         model = request.model
-        context = max(model.context_length or self._settings.default_context_length, 64000)
+        context = max(
+            model.context_length or self._settings.default_context_length, MIN_CONTEXT_LENGTH
+        )
         return ModelSpec(
             base_url=model.base_url.rstrip("/"),
             api_key=model.api_key,

@@ -3,13 +3,14 @@ and read back for `/state` and for the replay of a message's logs: typed by the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import ValidationError
+from pydantic import PlainSerializer, ValidationError
 
 from agentchat.events.contract import (
     NODE_EVENT,
     ClarifyAnsweredMeta,
+    EventModel,
     NodeEvent,
     Pause,
     ToolCallMeta,
@@ -17,8 +18,17 @@ from agentchat.events.contract import (
 )
 
 LogMeta = ToolCallMeta | ToolResultMeta | Pause | ClarifyAnsweredMeta
-# a plain object only for a line stored before tool calls carried their ids
-StoredMeta = LogMeta | dict[str, Any]
+
+
+def _wire(meta: Any) -> Any:
+    return meta.wire() if isinstance(meta, EventModel) else meta
+
+
+# A plain object only for a line stored before tool calls carried their ids. Either way it is
+# sent as its JSON body (no null fields added), and documented as the typed union.
+StoredMeta = Annotated[
+    LogMeta | dict[str, Any], PlainSerializer(_wire, return_type=LogMeta | dict[str, Any])
+]
 
 
 def line_fields(event: NodeEvent) -> dict[str, Any]:

@@ -16,13 +16,14 @@ from pydantic import (
 )
 
 from agentchat.core.clock import iso
+from agentchat.core.context_length import (
+    DEFAULT_CONTEXT_LENGTH,
+    MAX_CONTEXT_LENGTH,
+    MIN_CONTEXT_LENGTH,
+)
 from agentchat.core.schemas import CamelModel
 
 Provider = Literal["openai", "anthropic"]
-
-MIN_CONTEXT_LENGTH = 64_000  # hermes-agent refuses smaller context windows
-DEFAULT_CONTEXT_LENGTH = 131_072
-MAX_CONTEXT_LENGTH = 100_000_000
 
 
 def _printable(value: str) -> str:

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from sqlalchemy import case, false, func, select, true, update
 from sqlalchemy.orm import Session
 
-from agentchat.chat.tables import ChatSession
 from agentchat.core.database import Database
 from agentchat.core.errors import Conflict, Invalid, NotFound
 from agentchat.core.settings import Settings
@@ -113,12 +112,10 @@ def _host_changes(row: AiModelConfig, changes: dict[str, object]) -> bool:
 
 
 def delete_model(session: Session, model_id: int) -> None:
-    """Delete a model. Sessions that used it fall back to the default; history keeps the id."""
+    """Delete a model; the oldest one left becomes the default if it was. (The chat listens for
+    the deletion: sessions that used it fall back to the default.)"""
     row = get_model(session, model_id)
     was_default = row.is_default
-    session.execute(
-        update(ChatSession).where(ChatSession.model_id == model_id).values(model_id=None)
-    )
     session.delete(row)
     session.flush()
     if was_default:

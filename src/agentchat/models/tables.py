@@ -8,6 +8,7 @@ from sqlalchemy import Boolean, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from agentchat.core.clock import utcnow
+from agentchat.core.context_length import DEFAULT_CONTEXT_LENGTH
 from agentchat.core.database import Base, BigId, Timestamp
 
 
@@ -21,7 +22,9 @@ class AiModelConfig(Base):
     model_name: Mapped[str] = mapped_column(String(255), nullable=False)
     api_key_encrypted: Mapped[str | None] = mapped_column(Text)
     api_key_last4: Mapped[str | None] = mapped_column(String(4))
-    context_length: Mapped[int] = mapped_column(Integer, nullable=False, default=131072)
+    context_length: Mapped[int] = mapped_column(
+        Integer, nullable=False, default=DEFAULT_CONTEXT_LENGTH
+    )
     is_default: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
     is_builtin: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from sqlalchemy.orm import Session
 
 from agentchat.bridge.client import BridgeUnavailable
-from agentchat.chat import service as tree
+from agentchat.chat import tree
 from agentchat.chat.sessions import ensure_no_active_run, get_session
 from agentchat.core.errors import BadGateway, Conflict
 from agentchat.events.model import TERMINAL_EVENTS, StreamInterrupted, UnknownRun

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from agentchat.chat import service as tree
+from agentchat.chat import tree
 from agentchat.chat.sessions import get_session
 from agentchat.core.errors import Conflict
 from agentchat.core.settings import Settings

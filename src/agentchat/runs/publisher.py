@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from agentchat.chat import service as tree
+from agentchat.chat import tree
 from agentchat.core.redact import redact_value
 from agentchat.events.contract import (
     NODE_ID,

@@ -1,4 +1,4 @@
-"""HTTP routes of runs: start, stream, state, resume, stop, regenerate, reset, memory, stats."""
+"""HTTP routes of runs: start, stream, state, clarify, stop, regenerate, reset, memory, stats."""
 
 from __future__ import annotations
 
@@ -136,8 +136,8 @@ async def run_state(run_id: str, runs: Runs) -> RunSnapshot:
     return await runs.state(run_id)
 
 
-@router.post("/api/chat/runs/{run_id}/resume", operation_id="resumeRun")
-async def resume_run(run_id: str, body: ClarifyAnswer, runs: Runs) -> RunSnapshot:
+@router.post("/api/chat/runs/{run_id}/clarify", operation_id="answerClarify")
+async def answer_clarify(run_id: str, body: ClarifyAnswer, runs: Runs) -> RunSnapshot:
     return await runs.resume(run_id, body.clarify_id, body.answer)
 
 

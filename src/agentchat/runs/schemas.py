@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, RootModel, StrictBool
 
+from agentchat.chat.enums import MessageStatus
 from agentchat.core.schemas import CamelModel
 from agentchat.events.contract import NodeKind, PageEvent
 from agentchat.events.log_lines import StoredMeta
@@ -58,7 +59,7 @@ class RunSnapshot(CamelModel):
     run_id: str
     session_id: int
     message_id: int
-    status: str
+    status: MessageStatus
     event_count: int
     pending_clarify: PendingClarify | None
     final_text: str | None = None

@@ -10,13 +10,12 @@ import pytest
 from fastapi import FastAPI
 
 from agentchat.bridge.client import BridgeUnavailable
-from agentchat.chat.tables import ChatMessage, ChatMessageLog
+from agentchat.chat.tables import ChatMessage, ChatMessageLog, WorkflowPause
 from agentchat.core.errors import BadGateway, Conflict
 from agentchat.events.contract import RunEnd, ToolCallMeta, ToolResultMeta
 from agentchat.events.memory import MemoryEventBus
 from agentchat.runs import store
 from agentchat.runs.schemas import RunStart
-from agentchat.runs.tables import WorkflowPause
 from tests.runs.rooms.conftest import WAIT_S, Rooms
 from tests.runs.rooms.fake_bridge import (
     Emit,

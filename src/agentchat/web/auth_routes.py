@@ -8,11 +8,11 @@ import math
 from fastapi import APIRouter, HTTPException, Request, Response, status
 from pydantic import Field
 
-from agentchat.core.auth import COOKIE_NAME, configured_token, is_authenticated, same_secret
 from agentchat.core.auth_sessions import FailureThrottle, SessionStore, client_of
 from agentchat.core.deps import SettingsDep
 from agentchat.core.errors import Unauthorized
 from agentchat.core.schemas import CamelModel, ErrorBody
+from agentchat.web.auth import COOKIE_NAME, configured_token, is_authenticated, same_secret
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 

@@ -14,15 +14,15 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentchat.core.asgi import header, send_error
-from agentchat.core.auth import AuthMiddleware, configured_token
-from agentchat.core.auth_routes import router as auth_router
 from agentchat.core.auth_sessions import install_auth_state
-from agentchat.core.body_guard import BodyGuardMiddleware
-from agentchat.core.headers import SecurityHeadersMiddleware
 from agentchat.core.log_redact import install_access_log_redactor
-from agentchat.core.ratelimit import RateLimitMiddleware
 from agentchat.core.settings import Settings
+from agentchat.web.asgi import header, send_error
+from agentchat.web.auth import AuthMiddleware, configured_token
+from agentchat.web.auth_routes import router as auth_router
+from agentchat.web.body_guard import BodyGuardMiddleware
+from agentchat.web.headers import SecurityHeadersMiddleware
+from agentchat.web.ratelimit import RateLimitMiddleware
 
 MIN_PUBLIC_TOKEN_CHARS = 16
 _WILDCARD_BINDS = frozenset({"", "0.0.0.0", "::", "*"})

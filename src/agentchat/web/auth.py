@@ -9,9 +9,10 @@ import math
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentchat.core.asgi import header, send_error
 from agentchat.core.auth_sessions import FailureThrottle, SessionStore, client_of
+from agentchat.core.errors import TooManyRequests
 from agentchat.core.settings import Settings
+from agentchat.web.asgi import header, send_error
 
 COOKIE_NAME = "agentchat_token"
 PUBLIC_API_PATHS = frozenset(
@@ -85,4 +86,4 @@ class AuthMiddleware:
 async def send_throttled(send: Send, wait_s: float) -> None:
     retry = str(max(1, math.ceil(wait_s))).encode()
     message = "Too many failed sign-in attempts from this address; try again later."
-    await send_error(send, 429, "rate_limited", message, [(b"retry-after", retry)])
+    await send_error(send, 429, TooManyRequests.code, message, [(b"retry-after", retry)])

@@ -15,11 +15,11 @@ import anyio
 from fastapi import FastAPI
 
 from agentchat.core.database import Database
-from agentchat.core.local_stack import LocalStack
 from agentchat.core.private_files import private_dir
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.factory import make_bus
+from agentchat.local_stack import LocalStack
 from agentchat.migrations.on_start import migration_lock
 from agentchat.models.service import ensure_default_model, update_builtin_base_url
 from agentchat.runs.bridges import BridgeRouter
@@ -83,7 +83,6 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         for loop in loops:
             loop.start()
         app.state.runs = runs
-        app.state.local_stack = stack
         yield
         for loop in loops:  # owner keys outlive the heartbeat by their TTL: enough to finish
             await loop.close()
