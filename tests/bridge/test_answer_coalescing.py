@@ -118,7 +118,7 @@ async def test_a_delta_with_extra_fields_keeps_them_alone() -> None:
 
 @pytest.fixture(scope="module")
 def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    process = start_bridge(tmp_path_factory.mktemp("coalesce"), secret=None)
+    process = start_bridge(tmp_path_factory.mktemp("coalesce"))
     yield process
     process.stop()
 
@@ -126,7 +126,7 @@ def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
 async def test_a_fast_model_streams_fewer_larger_answer_events(
     bridge: BridgeProcess, scripted_model: str
 ) -> None:
-    async with BridgeClient(bridge.url) as client:
+    async with BridgeClient(bridge.url, secret=bridge.secret) as client:
         turn = await run_turn(client, scripted_model, "#tokens 400")
 
     deltas = turn.of("answer_delta")
@@ -144,7 +144,7 @@ async def test_a_slow_model_still_streams_token_by_token(
         if event.kind == "answer_delta":
             arrivals.append(time.monotonic())
 
-    async with BridgeClient(bridge.url) as client:
+    async with BridgeClient(bridge.url, secret=bridge.secret) as client:
         turn = await run_turn(client, scripted_model, "#delay 80\n#tokens 6", on_event=note)
 
     assert turn.answer().strip() == "t1 t2 t3 t4 t5 t6"
