@@ -8,11 +8,24 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import BigInteger, DateTime, Integer, MetaData, Text, create_engine, event, make_url
+from sqlalchemy import (
+    BigInteger,
+    DateTime,
+    Integer,
+    MetaData,
+    Text,
+    create_engine,
+    event,
+    make_url,
+    text,
+)
 from sqlalchemy.dialects import mysql
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
+from agentchat.core.db_file import SqliteFileGuard
+from agentchat.core.errors import DatabaseUnavailable
 from agentchat.core.private_files import private_file
 
 # BIGINT ids that still autoincrement on SQLite (which only does so for INTEGER PRIMARY KEY).
@@ -100,12 +113,15 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine with the per-dialect settings the app relies on."""
     if url.startswith("sqlite"):
         path = make_url(url).database  # None for "sqlite://", the in-memory database
-        if path and path != ":memory:" and not path.startswith("file:"):
-            private_file(Path(path))  # chats, memory, encrypted keys: 0600
+        on_disk = path if path and path != ":memory:" and not path.startswith("file:") else None
+        if on_disk:
+            private_file(Path(on_disk))  # chats, memory, encrypted keys: 0600
         engine = create_engine(
             url, connect_args={"check_same_thread": False, "timeout": 10}, **kwargs
         )
         event.listen(engine, "connect", _sqlite_pragmas)
+        if on_disk:
+            SqliteFileGuard(on_disk).install(engine)  # before the write lock
         SqliteWriteLock().install(engine)
         return engine
     if url.startswith("mysql") or url.startswith("mariadb"):
@@ -145,6 +161,17 @@ class Database:
             raise
         finally:
             session.close()
+
+    def check(self) -> None:
+        """A trivial query through the engine (the SQLite file guard runs with it); raises
+        DatabaseUnavailable when the database cannot answer."""
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except DatabaseUnavailable:
+            raise
+        except (OperationalError, InterfaceError) as exc:
+            raise DatabaseUnavailable(f"the database does not answer: {exc.orig}") from exc
 
     def dispose(self) -> None:
         self.engine.dispose()

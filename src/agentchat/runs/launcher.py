@@ -48,6 +48,7 @@ class Launcher:
     async def _claim(self) -> str:
         """A new run id, owned by this process before its RUNNING row exists."""
         run_id = uuid.uuid4().hex
+        self.ctx.claimed.add(run_id)
         if self.ctx.owners is not None:
             await self.ctx.owners.claim(run_id)
         return run_id
@@ -70,4 +71,5 @@ class Launcher:
             await self.ctx.release(plan.run_id)
             raise
         self.ctx.active[plan.run_id] = run
+        self.ctx.claimed.discard(plan.run_id)
         run.task = asyncio.create_task(self._drive(run), name=f"run-{plan.run_id}")

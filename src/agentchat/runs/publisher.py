@@ -38,6 +38,7 @@ class RunPublisher:
             return
         if isinstance(event, AnswerDelta):
             run.answer.append(event.content)
+            self.ctx.log_writer.checkpoint(run.plan.message_id, run.answer)
         else:
             self.ctx.log_writer.append(run.plan.message_id, run.seq, event, body)
             run.seq += 1

@@ -15,6 +15,7 @@ from agentchat.core.errors import BadGateway, Conflict
 from agentchat.events.contract import RunEnd, ToolCallMeta, ToolResultMeta
 from agentchat.events.memory import MemoryEventBus
 from agentchat.runs import store
+from agentchat.runs.driver import INTERRUPTED_ERROR
 from agentchat.runs.schemas import RunStart
 from tests.runs.rooms.conftest import WAIT_S, Rooms
 from tests.runs.rooms.fake_bridge import (
@@ -262,7 +263,7 @@ async def test_shutdown_stores_a_running_answer_as_failed(rooms: Rooms) -> None:
     message = _message(rooms, started.run_id)
     assert (message.status, message.content) == ("FAILED", "kept")
     events = await rooms.events(started.run_id)
-    assert events[-1].data["message"] == "The server stopped during this answer."
+    assert events[-1].data["message"] == INTERRUPTED_ERROR
 
 
 async def test_reset_gives_the_session_a_new_agent_session(rooms: Rooms) -> None:
