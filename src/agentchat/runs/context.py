@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import uuid
 from collections.abc import Callable
@@ -45,9 +46,10 @@ class ActiveRun:
     def run_id(self) -> str:
         return self.plan.run_id
 
-    @property
+    @functools.cached_property
     def secret(self) -> str:
-        """The model's API key: scrubbed from anything the run publishes or stores."""
+        """The model's API key: scrubbed from anything the run publishes or stores (read once:
+        the publisher asks per event)."""
         return str(self.request.get("model", {}).get("apiKey") or "")
 
 

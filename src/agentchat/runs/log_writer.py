@@ -45,9 +45,12 @@ class LogWriter:
             .values(content=bindparam("text"))
         )
 
-    def append(self, message_id: int, seq: int, event: NodeEvent) -> None:
-        """Queue one log line of a run (a node event other than an answer delta)."""
-        meta = event.wire().get("meta")
+    def append(
+        self, message_id: int, seq: int, event: NodeEvent, body: dict[str, Any] | None = None
+    ) -> None:
+        """Queue one log line of a run (a node event other than an answer delta); `body` is
+        the event's `wire()` when the caller has it already (it is not dumped twice)."""
+        meta = (event.wire() if body is None else body).get("meta")
         self._pending.append(
             {
                 "message_id": message_id,
