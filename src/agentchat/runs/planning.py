@@ -8,9 +8,10 @@ from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
 from agentchat.chat.sessions import get_session
-from agentchat.core.errors import Conflict, Invalid
+from agentchat.core.errors import AppError, Conflict, Invalid
 from agentchat.core.settings import Settings
 from agentchat.models.service import ResolvedModel, resolve_model
+from agentchat.models.wire import bridge_model
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, new_hermes_session
 from agentchat.runs.schemas import RunStart
@@ -40,7 +41,6 @@ class RunPlanner:
         strict = body.model_id is not None and assistant_sibling_of is None  # a modelId sent
         model = resolve_model(db, body.model_id or chat.model_id, self.settings, strict=strict)
         skill_folder = body.skill_folder if body.skill_folder is not None else chat.skill_folder
-        skills = [self.skills.get(skill_folder).name] if skill_folder else []  # hermes preloads
         fields = {"model_id": model.id, "skill_folder": skill_folder or None}
         if body.model_id is not None:
             chat.model_id = body.model_id
@@ -71,7 +71,9 @@ class RunPlanner:
             model_id=model.id,
             skill_folder=skill_folder or None,
         )
-        request = self.bridge_request(plan, model, skills, body.max_iterations)
+        # The skill is read from its files after the transaction (`skills`): no file I/O
+        # while the run's rows hold a database lock.
+        request = self.bridge_request(plan, model, body.max_iterations)
         request["toolsets"] = self.toolsets(body.toolsets)
         return ActiveRun(plan=plan, request=request)
 
@@ -87,6 +89,19 @@ class RunPlanner:
             raise Conflict(f"message {message_id} does not answer a user message")
         body = RunStart(model_id=original.model_id, skill_folder=original.skill_folder)
         return self.create(db, original.session_id, body, message_id, run_id)
+
+    def skill_names(self, skill_folder: str | None, strict: bool = True) -> list[str]:
+        """The chosen skill's name for hermes to preload, read from its files (never under a
+        database lock). `strict`: an unknown or unreadable skill is an error (a skill chosen
+        now), else it is left out (a skill stored with the chat that has since been removed)."""
+        if not skill_folder:
+            return []
+        try:
+            return [self.skills.get(skill_folder).name]
+        except AppError:
+            if strict:
+                raise
+            return []
 
     def toolsets(self, chosen: list[str] | None) -> list[str]:
         """The server's toolsets, narrowed to `chosen` (never widened: 422 names the rest)."""
@@ -105,22 +120,15 @@ class RunPlanner:
         self,
         plan: store.RunPlan,
         model: ResolvedModel,
-        skills: list[str],
         max_iterations: int | None,
     ) -> dict[str, Any]:
         return {
             "runId": plan.run_id,
             "sessionId": plan.hermes_session,
-            "skills": skills,
+            "skills": [],  # filled by the launcher after the transaction (hermes preloads them)
             "userMessage": plan.user_text,
             "history": plan.history,
-            "model": {
-                "baseUrl": model.base_url,
-                "apiKey": model.api_key,
-                "modelName": model.model_name,
-                "provider": model.provider,
-                "contextLength": model.context_length,
-            },
+            "model": bridge_model(model),
             "maxIterations": max_iterations or DEFAULT_MAX_ITERATIONS,
             "toolsets": self.settings.toolsets,
         }
