@@ -21,7 +21,7 @@ from agentchat.core.errors import Conflict, ServiceUnavailable
 
 log = logging.getLogger(__name__)
 
-_WARM_MODEL = ModelSpec("http://127.0.0.1:9/v1", "warm-up", "warm-up", "openai", 131072)
+_WARM_MODEL = ModelSpec("http://127.0.0.1:9/v1", "warm-up", "warm-up", "openai-compatible", 131072)
 
 
 class BridgeService:

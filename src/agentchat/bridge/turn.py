@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -12,7 +13,7 @@ from agentchat.bridge import hermes_api
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.pool import AgentPool, pool_key
 from agentchat.bridge.runs import RunHandle
-from agentchat.bridge.schemas import RunEnd, RunRequest
+from agentchat.bridge.schemas import ModelConfig, RunEnd, RunRequest
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.bridge.translate import TurnTranslator
 
@@ -99,7 +100,7 @@ class TurnRunner:
     def _slot(self, request: RunRequest) -> AgentSlot:
         spec = self._spec(request)
         toolsets = self._settings.default_toolsets if request.toolsets is None else request.toolsets
-        model_id = f"{spec.base_url}|{spec.model_name}|{','.join(sorted(toolsets))}"
+        model_id = _agent_identity(spec, toolsets)
         key = pool_key(request.session_id, str(self._settings.home), model_id, spec.api_key)
         slot, _created = self._pool.get_or_create(
             key,
@@ -111,15 +112,7 @@ class TurnRunner:
         return slot
 
     def _spec(self, request: RunRequest) -> ModelSpec:
-        model = request.model
-        context = max(model.context_length or self._settings.default_context_length, 64000)
-        return ModelSpec(
-            base_url=model.base_url.rstrip("/"),
-            api_key=model.api_key,
-            model_name=model.model_name,
-            provider=model.provider,
-            context_length=context,
-        )
+        return model_spec(request.model, self._settings.default_context_length)
 
     def _prepare(self, slot: AgentSlot, request: RunRequest) -> str:
         agent = slot.agent
@@ -167,6 +160,31 @@ class TurnRunner:
             end.error = str(result.get("error") or result.get("final_response") or "turn failed")
             end.final_text = translator.streamed_answer
         return end
+
+
+def model_spec(model: ModelConfig, default_context_length: int) -> ModelSpec:
+    context = max(model.context_length or default_context_length, 64000)
+    fallback = model.fallback
+    return ModelSpec(
+        base_url=model.base_url.rstrip("/"),
+        api_key=model.api_key,
+        model_name=model.model_name,
+        provider=model.provider,
+        context_length=context,
+        max_output_tokens=model.max_output_tokens,
+        temperature=model.temperature,
+        reasoning_effort=model.reasoning_effort,
+        fallback=model_spec(fallback, default_context_length) if fallback else None,
+    )
+
+
+def _agent_identity(spec: ModelSpec, toolsets: list[str]) -> str:
+    """What an agent is built with (options that can change per turn are left out)."""
+    fallback = spec.fallback
+    behind = f"{fallback.provider}|{fallback.base_url}|{fallback.model_name}" if fallback else ""
+    key_hash = hashlib.sha256(fallback.api_key.encode()).hexdigest()[:16] if fallback else ""
+    parts = [spec.provider or "", spec.base_url, spec.model_name, ",".join(sorted(toolsets))]
+    return "|".join([*parts, behind, key_hash])
 
 
 def _usage_snapshot(agent: Any) -> dict[str, int]:

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from agentchat.core.schemas import CamelModel
+from agentchat.runs.usage import ContextWindow, UsageTotals
 
 MAX_MESSAGE_CHARS = 100_000
 
@@ -88,9 +89,13 @@ class MemoryUpdate(CamelModel):
 
 
 class SessionStats(CamelModel):
+    """`usage`: the tokens every turn of the chat used (all branches, failed and stopped turns
+    too); `context`: the window after the latest turn of the active branch, null before one."""
+
     messages: int
     active_branch_messages: int
-    estimated_tokens: int
+    usage: UsageTotals
+    context: ContextWindow | None
     compressions: int
     last_compression_at: str | None
     runs: int

@@ -30,6 +30,7 @@ from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.model import TERMINAL_EVENTS, RunFinished, StreamInterrupted, UnknownRun
 from agentchat.models.service import ResolvedModel, resolve_model
+from agentchat.models.wire import bridge_model, wire_secrets
 from agentchat.runs import store
 from agentchat.runs.bridges import BridgeRouter
 from agentchat.runs.history import compact_turn
@@ -70,9 +71,10 @@ class ActiveRun:
         return self.plan.run_id
 
     @property
-    def secret(self) -> str:
-        """The model's API key: scrubbed from anything the run publishes or stores."""
-        return str(self.request.get("model", {}).get("apiKey") or "")
+    def secrets(self) -> tuple[str, ...]:
+        """The API keys of the model and its fallback: scrubbed from anything the run
+        publishes or stores."""
+        return wire_secrets(self.request.get("model", {}))
 
 
 def new_hermes_session() -> str:
@@ -220,13 +222,7 @@ class RunService:
             "systemPrompt": system_prompt,
             "userMessage": plan.user_text,
             "history": plan.history,
-            "model": {
-                "baseUrl": model.base_url,
-                "apiKey": model.api_key,
-                "modelName": model.model_name,
-                "provider": model.provider,
-                "contextLength": model.context_length,
-            },
+            "model": bridge_model(model),
             "maxIterations": max_iterations or DEFAULT_MAX_ITERATIONS,
             "toolsets": self.settings.toolsets,
         }
@@ -284,8 +280,8 @@ class RunService:
         self, run: ActiveRun, kind: str, content: str, tool_name: str | None, meta: Any
     ) -> None:
         run.events_seen += 1
-        if run.secret:
-            content, meta = redact(content, run.secret), redact_value(meta, run.secret)
+        if run.secrets:
+            content, meta = redact(content, *run.secrets), redact_value(meta, *run.secrets)
         if kind == "context_compacted":
             await self._on_compacted(run, content)
             return
@@ -376,15 +372,15 @@ class RunService:
     @staticmethod
     def _storable(run: ActiveRun, outcome: store.RunOutcome) -> store.RunOutcome:
         """The outcome with the model's key scrubbed and the turn's text not stored twice."""
-        secret = run.secret
-        text = redact(outcome.text, secret) if secret else outcome.text
-        messages = redact_value(outcome.messages, secret) if secret else outcome.messages
+        secrets = run.secrets
+        text = redact(outcome.text, *secrets)
+        messages = redact_value(outcome.messages, *secrets) if secrets else outcome.messages
         if not outcome.compacted:
             messages = compact_turn(messages, run.plan.user_text, text)
         return store.RunOutcome(
             outcome.status,
             text,
-            redact(outcome.error, secret) if outcome.error and secret else outcome.error,
+            redact(outcome.error, *secrets) if outcome.error else outcome.error,
             outcome.usage,
             messages,
             outcome.compacted,
