@@ -7,7 +7,7 @@ import logging
 from collections.abc import AsyncIterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from agentchat.bridge import hermes_api
+from agentchat.bridge import hermes_api, summary_usage
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.hermes_home import import_hermes
 from agentchat.bridge.memory import MemoryFiles
@@ -43,6 +43,7 @@ class BridgeService:
     def warm(self) -> None:
         """Import hermes and build one throw-away agent so the first turn starts fast."""
         import_hermes()
+        summary_usage.install()
         runner = TurnRunner(self.settings, self.pool)
         try:
             hermes_api.build_agent(_WARM_MODEL, "warm-up", self.settings.default_toolsets, 1)

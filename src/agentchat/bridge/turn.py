@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agentchat.bridge import hermes_api
+from agentchat.bridge import hermes_api, summary_usage
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.pool import AgentPool, pool_key
 from agentchat.bridge.runs import RunHandle
@@ -86,13 +86,16 @@ class TurnRunner:
             if not handle.attach(slot.agent):
                 return RunEnd(status="stopped")
             before = _usage_snapshot(slot.agent)
-            result = slot.agent.run_conversation(
-                request.user_message,
-                system_message=request.system_prompt or None,
-                conversation_history=[dict(m) for m in request.history],
-                task_id=task_id,
-            )
-            return self._run_end(handle, request, translator, result, before, slot)
+            with summary_usage.metering() as summary:
+                result = slot.agent.run_conversation(
+                    request.user_message,
+                    system_message=request.system_prompt or None,
+                    conversation_history=[dict(m) for m in request.history],
+                    task_id=task_id,
+                )
+            end = self._run_end(handle, request, translator, result, before, slot)
+            end.usage = summary_usage.with_summary(end.usage, summary)
+            return end
         finally:
             handle.detach()
             slot.translator = None
