@@ -1,6 +1,7 @@
 """Usage you can read (issue 15, finding 6): each answer carries the usage hermes reported, the
 session statistics add up the stored usage (not visible text / 4), the compaction summariser's
-calls included (tests/bridge/test_turn_usage.py), and the context window after the latest turn is there for the meter."""
+calls included (tests/bridge/test_turn_usage.py), and the context window after the latest
+turn is there for the meter."""
 
 from __future__ import annotations
 
