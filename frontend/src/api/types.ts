@@ -121,13 +121,20 @@ export interface SessionMemory {
   user: MemoryBlock | null
 }
 
+export type Provider = 'openai-compatible' | 'openai' | 'anthropic' | 'openrouter' | 'ollama'
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh'
+
 export interface Model {
   id: number
   name: string
-  provider: 'openai' | 'anthropic'
+  provider: Provider
   baseUrl: string
   modelName: string
   contextLength: number | null
+  maxOutputTokens: number | null
+  temperature: number | null
+  reasoningEffort: ReasoningEffort | null
+  fallbackModelId: number | null
   isDefault: boolean
   isBuiltin: boolean
   hasApiKey: boolean
@@ -137,10 +144,14 @@ export interface Model {
 
 export interface ModelInput {
   name?: string
-  provider?: 'openai' | 'anthropic'
+  provider?: Provider
   baseUrl?: string
   modelName?: string
   contextLength?: number | null
+  maxOutputTokens?: number | null
+  temperature?: number | null
+  reasoningEffort?: ReasoningEffort | null
+  fallbackModelId?: number | null
   isDefault?: boolean
   apiKey?: string
 }

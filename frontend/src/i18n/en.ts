@@ -33,7 +33,16 @@ export default {
     save: 'Save', saved: 'Memory saved', history: 'Compression history', noHistory: 'No compaction yet', stats: 'Statistics',
     unavailable: 'Memory is not available: {message}', chars: '{chars} / {limit} characters',
   },
+  usage: {
+    prompt: '{n} in', completion: '{n} out', reasoning: '{n} reasoning', summary: '{n} summariser', calls: '{n} calls',
+    hint: 'Tokens this answer used, as the provider reported them (every model call of the turn: tool rounds, retries, the compaction summariser)',
+    context: 'Context', contextHint: 'Tokens in the model\'s window after the latest answer, of its context length; hermes compacts older turns at about 75 %',
+    compactionNear: 'compaction near', total: 'Tokens used', window: 'Context window',
+  },
   models: {
+    options: 'Options', maxOutputTokens: 'Max output tokens', temperature: 'Temperature', reasoningEffort: 'Reasoning effort',
+    thinking: 'Extended thinking (effort)', fallback: 'Fallback model', noFallback: 'none', providerDefault: 'provider default',
+    effort: { none: 'off', minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', xhigh: 'extra high' },
     title: 'Models', add: 'Add model', edit: 'Edit model', name: 'Name', provider: 'Provider', baseUrl: 'Base URL',
     modelName: 'Model name', contextLength: 'Context length', isDefault: 'Default', apiKey: 'API key',
     apiKeyKeep: 'Leave empty to keep the stored key', apiKeySet: 'stored (…{last4})', apiKeyNone: 'none', builtin: 'built-in',

@@ -33,7 +33,16 @@ export default {
     save: '保存', saved: '记忆已保存', history: '压缩历史', noHistory: '尚未压缩', stats: '会话统计',
     unavailable: '无法读取记忆：{message}', chars: '{chars} / {limit} 字符',
   },
+  usage: {
+    prompt: '输入 {n}', completion: '输出 {n}', reasoning: '推理 {n}', summary: '摘要 {n}', calls: '{n} 次调用',
+    hint: '本回答使用的 token（按提供方报告；包含本轮所有模型调用：工具轮次、重试、上下文压缩摘要）',
+    context: '上下文', contextHint: '最近一次回答后模型窗口中的 token 数 / 上下文长度；约 75% 时 hermes 会压缩较早的对话',
+    compactionNear: '即将压缩', total: '已用 token', window: '上下文窗口',
+  },
   models: {
+    options: '选项', maxOutputTokens: '最大输出 token', temperature: '温度', reasoningEffort: '推理强度',
+    thinking: '扩展思考（强度）', fallback: '备用模型', noFallback: '无', providerDefault: '提供方默认',
+    effort: { none: '关闭', minimal: '最低', low: '低', medium: '中', high: '高', xhigh: '极高' },
     title: '模型', add: '添加模型', edit: '编辑模型', name: '名称', provider: '提供方', baseUrl: 'Base URL',
     modelName: '模型名', contextLength: '上下文长度', isDefault: '默认', apiKey: 'API Key',
     apiKeyKeep: '留空则保留已存的 Key', apiKeySet: '已保存（…{last4}）', apiKeyNone: '无', builtin: '内置',
