@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 import uuid
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -32,17 +33,18 @@ REPEATS = 3  # token turns per side; the median is reported
 
 
 def _model(base_url: str) -> dict[str, Any]:
-    return {"baseUrl": base_url, "apiKey": "bench", "modelName": "scripted", "provider": "openai"}
+    return {
+        "baseUrl": base_url,
+        "apiKey": "bench",
+        "modelName": "scripted",
+        "provider": "openai-compatible",
+    }
 
 
 async def _timed_turn(client: Any, base_url: str, message: str, session: str) -> dict[str, float]:
     """(seconds to first event, events, seconds from first event to run_end)."""
     start = time.perf_counter()
     marks: dict[str, float] = {"events": 0}
-
-    async def sink(kind: str, content: str, tool_name: Any, meta: Any) -> None:
-        marks.setdefault("first", time.perf_counter() - start)
-        marks["events"] += 1
 
     request = {
         "runId": uuid.uuid4().hex,
@@ -52,7 +54,18 @@ async def _timed_turn(client: Any, base_url: str, message: str, session: str) ->
         "model": _model(base_url),
         "maxIterations": 5,
     }
-    result = await client.run(request, sink)
+    from agentchat.events.contract import RunEnd
+
+    result = None
+    async with aclosing(client.run(request)) as events:
+        async for event in events:
+            if isinstance(event, RunEnd):
+                result = event
+                break
+            marks.setdefault("first", time.perf_counter() - start)
+            marks["events"] += 1
+    if result is None:
+        raise RuntimeError("the bridge stream ended without run_end")
     if result.status != "success":
         raise RuntimeError(f"bench turn failed: {result.error}")
     total = time.perf_counter() - start
@@ -125,7 +138,7 @@ def in_process(base_url: str, home: str, out: str) -> None:
     slot = hermes_api.build_agent(spec, "bench", settings.default_toolsets, 5)
     marks: dict[str, float] = {"events": 0}
 
-    def emit(event: str, data: dict[str, Any]) -> None:
+    def emit(_event: Any) -> None:
         marks.setdefault("first", time.perf_counter())
         marks["events"] += 1
 

@@ -29,12 +29,12 @@ async def turn(client: Any, model_url: str, session: str) -> dict[str, float]:
     start = time.perf_counter()
     first: list[float] = []
 
-    async def sink(*_args: Any) -> None:
+    def on_event(_event: Any) -> None:
         if not first:
             first.append((time.perf_counter() - start) * 1000)
 
     request = c.bridge_request(model_url, "#say pool turn", session, uuid.uuid4().hex)
-    result = await client.run(request, sink)
+    result = await c.drive_bridge(client, request, on_event)
     if result.status != "success":
         raise RuntimeError(f"pool turn failed: {result.error}")
     return {"first_ms": first[0], "turn_ms": (time.perf_counter() - start) * 1000}

@@ -27,6 +27,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 import httpx  # noqa: E402
 
+from agentchat.events.sse import aparse_lines  # noqa: E402
 from bench import common as c  # noqa: E402
 
 REPEATS = 3
@@ -55,9 +56,9 @@ def in_process_child(model_url: str, home: str, out: str, count: str) -> None:
     slot = hermes_api.build_agent(spec, "bench", settings.default_toolsets, 5)
     marks: dict[int, int] = {}
 
-    def emit(event: str, data: dict[str, Any]) -> None:
-        if data.get("kind") == "answer_delta":
-            index = c.token_index(str(data.get("content", "")))
+    def emit(event: Any) -> None:
+        if getattr(event, "kind", None) == "answer_delta":
+            index = c.token_index(event.content)
             if index is not None:
                 marks.setdefault(index, time.monotonic_ns())
 
@@ -100,15 +101,15 @@ async def bridge_turn(bridge: c.Process, model: c.Process, script: str) -> dict[
     tag = uuid.uuid4().hex[:12]
     marks: dict[int, int] = {}
 
-    async def sink(kind: str, content: str, _tool: Any, _meta: Any) -> None:
-        if kind == "answer_delta":
-            index = c.token_index(content)
+    def on_event(event: Any) -> None:
+        if getattr(event, "kind", None) == "answer_delta":
+            index = c.token_index(event.content)
             if index is not None:
                 marks.setdefault(index, time.monotonic_ns())
 
     async with BridgeClient(bridge.url, bridge.secret, read_timeout=120) as client:
         request = c.bridge_request(model.url, c.tagged(tag, script), f"relay-{tag}", tag)
-        result = await client.run(request, sink)
+        result = await c.drive_bridge(client, request, on_event)
     if result.status != "success":
         raise RuntimeError(f"bridge turn failed: {result.error}")
     return c.rate_and_latency(marks, c.fetch_sends(model, tag))
@@ -136,11 +137,11 @@ async def model_direct(model: c.Process, count: int) -> dict[str, float]:
         httpx.AsyncClient(timeout=120) as http,
         http.stream("POST", f"{model.url}/chat/completions", json=body) as resp,
     ):
-        async for line in resp.aiter_lines():
-            if not line.startswith("data: {"):
+        async for message in aparse_lines(resp.aiter_lines()):
+            if not message.data.startswith("{"):
                 continue
             now = time.monotonic_ns()
-            choices = json.loads(line[6:]).get("choices") or [{}]
+            choices = message.json().get("choices") or [{}]
             delta = choices[0].get("delta") or {}
             index = c.token_index(str(delta.get("content") or ""))
             if index is not None:

@@ -24,10 +24,13 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from contextlib import aclosing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from agentchat.events.contract import RunEnd
+from agentchat.events.sse import aparse_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "bench" / "results"
@@ -332,21 +335,18 @@ class Arrival:
 
 async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[Arrival]:
     """Parse SSE lines; each event carries the monotonic time its blank line was read."""
-    current: dict[str, str] = {}
-    async for line in lines:
-        if line == "":
-            if "data" in current:
-                raw_id = current.get("id", "0").rsplit(":", 1)[-1]
-                yield Arrival(
-                    int(raw_id or 0),
-                    current.get("event", "message"),
-                    json.loads(current["data"]),
-                    time.monotonic_ns(),
-                )
-            current = {}
-        elif not line.startswith(":"):
-            name, _, value = line.partition(":")
-            current[name] = value[1:] if value.startswith(" ") else value
+    async for message in aparse_lines(lines):
+        yield Arrival(message.num, message.event, message.json(), time.monotonic_ns())
+
+
+async def drive_bridge(client: Any, request: dict[str, Any], on_event: Any) -> Any:
+    """One bridge turn: `on_event(typed event)` for each event; returns its `RunEnd`."""
+    async with aclosing(client.run(request)) as events:
+        async for event in events:
+            if isinstance(event, RunEnd):
+                return event
+            on_event(event)
+    raise RuntimeError("the bridge stream ended without run_end")
 
 
 TERMINAL = frozenset({"workflow_complete", "workflow_error"})
@@ -451,7 +451,7 @@ def bridge_request(model_url: str, message: str, session: str, run_id: str) -> d
             "baseUrl": model_url,
             "apiKey": "",
             "modelName": "scripted",
-            "provider": "openai",
+            "provider": "openai-compatible",
         },
         "maxIterations": 5,
     }

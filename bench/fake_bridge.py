@@ -9,7 +9,6 @@ Run: python bench/fake_bridge.py PORT
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -21,6 +20,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
+from agentchat.events.sse import encode
+
 
 def plan(message: str) -> tuple[int, float]:
     for line in message.splitlines():
@@ -30,11 +31,11 @@ def plan(message: str) -> tuple[int, float]:
     return 10, 0.0
 
 
-def _event(name: str, data: dict[str, Any]) -> str:
-    return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+def _event(name: str, data: dict[str, Any]) -> bytes:
+    return encode(name, data)
 
 
-async def _stream(count: int, rate: float) -> AsyncIterator[str]:
+async def _stream(count: int, rate: float) -> AsyncIterator[bytes]:
     start = time.monotonic()
     pieces = []
     for n in range(1, count + 1):

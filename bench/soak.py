@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
+from agentchat.events.sse import aparse_lines
 from agentchat.scripted_llm.server import serve_in_thread
 from tests.support.databases import fresh_database_url
 from tests.support.servers import BridgeProcess, serve_app, start_bridge
@@ -83,24 +84,19 @@ async def read_stream(
     async with http.stream("GET", f"/api/chat/runs/{run_id}/stream", headers=headers) as resp:
         if resp.status_code >= 500:
             tally.server_errors += 1
-        fields: dict[str, str] = {}
-        async for line in resp.aiter_lines():
-            if line == "":
-                if "data" in fields and "id" in fields:
-                    num = int(fields["id"])
-                    tally.lost += max(num - expected, 0)
-                    tally.duplicated += int(num < expected)
-                    expected = max(expected, num + 1)
-                    events.append((num, fields.get("event", ""), json.loads(fields["data"])))
-                    last = events[-1]
-                    if last[1] in TERMINAL or (limit and len(events) >= limit):
-                        return events
-                    if until_kind and last[2].get("kind") == until_kind:
-                        return events
-                fields = {}
-            elif not line.startswith(":"):
-                name, _, value = line.partition(":")
-                fields[name] = value[1:] if value.startswith(" ") else value
+        async for message in aparse_lines(resp.aiter_lines()):
+            if message.id is None:
+                continue
+            num = message.num
+            tally.lost += max(num - expected, 0)
+            tally.duplicated += int(num < expected)
+            expected = max(expected, num + 1)
+            events.append((num, message.event, message.json()))
+            last = events[-1]
+            if last[1] in TERMINAL or (limit and len(events) >= limit):
+                return events
+            if until_kind and last[2].get("kind") == until_kind:
+                return events
     return events
 
 

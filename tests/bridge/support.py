@@ -2,22 +2,35 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from agentchat.bridge.client import BridgeClient, BridgeResult
+from agentchat.events.contract import BridgeEvent, ContextCompacted, RunEnd
 
 OnEvent = Callable[["Event", "Turn"], Awaitable[None]]
 
 
 @dataclass
 class Event:
+    """One typed event the client yielded, with its wire fields at hand (a compaction has kind
+    `context_compacted` and its summary as content)."""
+
     kind: str
     content: str
     tool_name: str | None
     meta: dict[str, Any] | None
+    typed: BridgeEvent
+
+    @classmethod
+    def of(cls, event: BridgeEvent) -> Event:
+        if isinstance(event, ContextCompacted):
+            return cls("context_compacted", event.summary, None, None, event)
+        body = event.wire()
+        return cls(event.kind, event.content, body.get("toolName"), body.get("meta"), event)
 
 
 @dataclass
@@ -67,13 +80,15 @@ async def run_turn(
         **extra,
     }
 
-    async def sink(kind: str, content: str, tool_name: str | None, meta: Any) -> None:
-        event = Event(kind, content, tool_name, meta)
-        turn.events.append(event)
-        if on_event is not None:
-            await on_event(event, turn)
-
-    turn.result = await client.run(request, sink)
+    async with contextlib.aclosing(client.run(request)) as events:
+        async for typed in events:
+            if isinstance(typed, RunEnd):
+                turn.result = typed
+                break
+            event = Event.of(typed)
+            turn.events.append(event)
+            if on_event is not None:
+                await on_event(event, turn)
     return turn
 
 

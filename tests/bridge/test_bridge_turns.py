@@ -295,3 +295,36 @@ async def test_dead_bridge_raises_bridge_unavailable_quickly(scripted_model: str
         with pytest.raises(BridgeUnavailable, match="cannot be reached"):
             await run_turn(dead, scripted_model, "#say hi")
     assert time.monotonic() - started < 5
+
+
+async def test_concurrent_calls_of_one_tool_each_get_their_own_result(
+    client: BridgeClient, scripted_model: str, tmp_path: Path
+) -> None:
+    files = {"alpha.txt": "ALPHA-CONTENT", "bravo.txt": "BRAVO-CONTENT"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    paths = {name: str(tmp_path / name) for name in files}
+    message = (
+        f"#tool read_file {json.dumps({'path': paths['alpha.txt']})}\n"
+        f"#also read_file {json.dumps({'path': paths['bravo.txt']})}\n"
+        "#say read both"
+    )
+    turn = await run_turn(
+        client, scripted_model, message, toolsets=["file"], workingDir=str(tmp_path)
+    )
+
+    assert turn.result is not None and turn.result.status == "success"
+    calls, results = turn.of("tool_call"), turn.of("tool_result")
+    assert [c.tool_name for c in calls] == ["read_file", "read_file"]
+    # hermes ran them as one concurrent batch: both calls started before either result
+    kinds = [k for k in turn.kinds() if k in ("tool_call", "tool_result")]
+    assert kinds == ["tool_call", "tool_call", "tool_result", "tool_result"]
+    args_by_id = {c.meta["toolCallId"]: c.meta["args"] for c in calls if c.meta}
+    assert len(args_by_id) == 2
+    assert sorted(a["path"] for a in args_by_id.values()) == sorted(paths.values())
+    for result in results:
+        assert result.meta is not None
+        path = args_by_id[result.meta["toolCallId"]]["path"]
+        assert files[Path(path).name] in result.content
+        assert isinstance(result.meta["durationMs"], int) and result.meta["durationMs"] >= 0
+    assert {r.meta["toolCallId"] for r in results if r.meta} == set(args_by_id)

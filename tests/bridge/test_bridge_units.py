@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -11,7 +13,6 @@ from typing import Any
 import pytest
 
 from agentchat.bridge.clarify import ClarifyGate, ClarifyOutcome
-from agentchat.bridge.client import parse_sse
 from agentchat.bridge.memory import MemoryFiles
 from agentchat.bridge.pool import AgentPool, pool_key
 from agentchat.bridge.schemas import MemoryUpdate
@@ -19,6 +20,8 @@ from agentchat.bridge.text import strip_face, strip_leading_symbols, truncate
 from agentchat.bridge.translate import TurnTranslator
 from agentchat.bridge.turn import clean_message, new_messages
 from agentchat.core.errors import Invalid
+from agentchat.events.contract import BridgeEvent
+from agentchat.events.sse import aparse_lines
 
 FACES = ["( •_•)>⌐■-■", "(⌐■_■)", "( ͡° ͜ʖ ͡°)"]
 
@@ -50,7 +53,7 @@ def test_status_emoji_and_long_results_are_trimmed() -> None:
 def _translator(gate: ClarifyGate | None = None) -> tuple[TurnTranslator, list[tuple[str, Any]]]:
     events: list[tuple[str, Any]] = []
     translator = TurnTranslator(
-        lambda event, data: events.append((event, data)),
+        lambda event: events.append((event.EVENT, event.wire())),
         gate or ClarifyGate(5),
         faces=FACES,
         summary_of=lambda messages: "the summary" if messages else "",
@@ -91,7 +94,7 @@ def test_translator_maps_callbacks_to_events() -> None:
 
 
 def test_thinking_callback_never_raises() -> None:
-    def broken(event: str, data: Any) -> None:
+    def broken(event: BridgeEvent) -> None:
         raise RuntimeError("queue gone")
 
     translator = TurnTranslator(broken, ClarifyGate(1), faces=FACES)
@@ -154,8 +157,8 @@ async def test_sse_parser_handles_comments_and_multiline_data() -> None:
         for line in [": keep-alive", "", "event: node_stream", "id: 1", "data: {", "data: }", ""]:
             yield line
 
-    events = [e async for e in parse_sse(lines())]
-    assert [(e.event, e.data) for e in events] == [("node_stream", "{\n}")]
+    events = [e async for e in aparse_lines(lines())]
+    assert [(e.event, e.data, e.id) for e in events] == [("node_stream", "{\n}", "1")]
 
 
 def test_new_messages_are_what_follows_the_history() -> None:
@@ -166,3 +169,17 @@ def test_new_messages_are_what_follows_the_history() -> None:
         "role": "user",
         "content": "x",
     }
+
+
+def test_the_bridge_process_does_not_load_the_api_database_layer() -> None:
+    """The bridge shares only the event contract and wire schemas with the API."""
+    probe = (
+        "import sys, agentchat.cli, agentchat.bridge.server, agentchat.bridge.client;"
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in"
+        " ('sqlalchemy', 'alembic', 'redis') or m.startswith(('agentchat.runs', 'agentchat.chat',"
+        " 'agentchat.core.database', 'agentchat.events.bus')))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "", done.stdout

@@ -4,12 +4,12 @@ reading does not stall it, and 200 clients on one run all get every event."""
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 from urllib.parse import urlsplit
 
 import httpx
 
+from agentchat.events.sse import aparse_lines
 from tests.reliability.helpers import wait_for
 from tests.runs.conftest import Stack
 from tests.support.sse import Sse, until_terminal
@@ -73,18 +73,10 @@ async def _read_all(client: httpx.AsyncClient, path: str) -> list[Sse]:
     events: list[Sse] = []
     async with client.stream("GET", path) as response:
         assert response.status_code == 200
-        fields: dict[str, str] = {}
-        async for line in response.aiter_lines():
-            if line == "":
-                if "data" in fields:
-                    data = json.loads(fields["data"])
-                    events.append(Sse(fields.get("id"), fields.get("event", "message"), data))
-                    if until_terminal(events):
-                        return events
-                fields = {}
-            elif not line.startswith(":"):
-                name, _, value = line.partition(":")
-                fields[name] = value[1:] if value.startswith(" ") else value
+        async for message in aparse_lines(response.aiter_lines()):
+            events.append(Sse(message.id, message.event, message.json()))
+            if until_terminal(events):
+                return events
     return events
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agentchat.events.sse import parse_text
+
 
 def parse_stream(body: str) -> tuple[list[dict[str, Any]], bool]:
     """(chunks, whether it ended with `data: [DONE]`)."""
-    datas = [ln[len("data: ") :] for ln in body.splitlines() if ln.startswith("data: ")]
+    datas = [message.data for message in parse_text(body)]
     done = bool(datas) and datas[-1] == "[DONE]"
     return [json.loads(d) for d in datas if d != "[DONE]"], done
 

@@ -220,3 +220,23 @@ def test_split_words_gives_the_text_back_when_joined(text: str) -> None:
         assert "".join(pieces) == text
     else:
         assert pieces == []
+
+
+def test_also_adds_calls_to_the_same_assistant_message() -> None:
+    user = _user(
+        '#tool read_file {"path": "a.txt"}\n#also read_file {"path": "b.txt"}\n#echo-tool-result'
+    )
+    calls = _calls(_events(user))
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [
+        ("read_file", {"path": "a.txt"}),
+        ("read_file", {"path": "b.txt"}),
+    ]
+    assert len({c.call_id for c in calls}) == 2
+    answered = [user, *_round(calls[0], "ra"), *_round(calls[1], "rb")[1:]]
+    answered[1]["tool_calls"] += _round(calls[1], "rb")[0]["tool_calls"]
+    assert (_text(_events(*answered)), _calls(_events(*answered))) == ("rb", [])
+
+
+def test_also_without_a_tool_before_it_is_a_tool_call_of_its_own() -> None:
+    (call,) = _calls(_events(_user('#say hi\n#also memory {"action": "read"}')))
+    assert call.name == "memory"

@@ -18,6 +18,7 @@ from starlette.responses import StreamingResponse
 from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.local_stack import free_port
+from agentchat.events import sse
 from tests.models.fake_provider import build_app, serve
 from tests.security.conftest import client_for, make_settings
 
@@ -82,9 +83,9 @@ def echoing_bridge() -> FastAPI:
 
         async def events() -> AsyncIterator[bytes]:
             status = {"kind": "status", "content": f"calling the model with {key}"}
-            yield f"event: node_stream\ndata: {json.dumps(status)}\n\n".encode()
+            yield sse.encode("node_stream", status)
             end = {"status": "failed", "finalText": "", "error": error, "usage": {}, "messages": []}
-            yield f"event: run_end\ndata: {json.dumps(end)}\n\n".encode()
+            yield sse.encode("run_end", end)
 
         return StreamingResponse(events(), media_type="text/event-stream")
 

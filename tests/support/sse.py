@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -10,7 +9,10 @@ from typing import Any
 
 import httpx
 
-TERMINAL = {"workflow_complete", "workflow_error"}
+from agentchat.events.contract import TERMINAL_EVENTS
+from agentchat.events.sse import SseParser
+
+TERMINAL = TERMINAL_EVENTS
 
 
 @dataclass
@@ -36,25 +38,15 @@ def read_events(
     deadline = time.monotonic() + timeout
     with httpx.stream("GET", url, headers=headers, timeout=httpx.Timeout(timeout)) as response:
         response.raise_for_status()
-        current: dict[str, Any] = {}
+        parser = SseParser()
         for line in response.iter_lines():
             if time.monotonic() > deadline:
                 raise TimeoutError(f"stream {url} took longer than {timeout} s; got {events}")
-            if line == "":
-                if "data" in current:
-                    events.append(
-                        Sse(
-                            current.get("id"),
-                            current.get("event", "message"),
-                            json.loads(current["data"]),
-                        )
-                    )
-                    if stop is not None and stop(events):
-                        return events
-                current = {}
-            elif not line.startswith(":"):
-                name, _, value = line.partition(":")
-                current[name] = value[1:] if value.startswith(" ") else value
+            message = parser.feed(line)
+            if message is not None:
+                events.append(Sse(message.id, message.event, message.json()))
+                if stop is not None and stop(events):
+                    return events
     return events
 
 

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import Any
 
 import httpx
+from pydantic import ValidationError
 
-Sink = Callable[[str, str, str | None, dict[str, Any] | None], Awaitable[None]]
+from agentchat.events.contract import (
+    BridgeEvent,
+    RunEnd,
+    UnknownEvent,
+    WorkflowComplete,
+    WorkflowError,
+    decode,
+)
+from agentchat.events.sse import aparse_lines
+
+BridgeResult = RunEnd  # the turn's end, as the bridge sent it
 
 
 class BridgeUnavailable(Exception):
@@ -20,54 +29,6 @@ class BridgeUnavailable(Exception):
         super().__init__(message)
         self.status_code = status_code
         self.code = code
-
-
-@dataclass
-class BridgeResult:
-    status: str
-    final_text: str = ""
-    error: str | None = None
-    usage: dict[str, Any] = field(default_factory=dict)
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    compacted: bool = False
-
-    @classmethod
-    def from_wire(cls, data: dict[str, Any]) -> BridgeResult:
-        return cls(
-            status=str(data.get("status") or "failed"),
-            final_text=str(data.get("finalText") or ""),
-            error=data.get("error"),
-            usage=dict(data.get("usage") or {}),
-            messages=list(data.get("messages") or []),
-            compacted=bool(data.get("compacted")),
-        )
-
-
-@dataclass
-class SseEvent:
-    event: str
-    data: str
-
-
-async def parse_sse(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
-    """A minimal SSE parser: `event:` and `data:` fields, comments ignored."""
-    event, data = "message", list[str]()
-    async for line in lines:
-        if not line:
-            if data:
-                yield SseEvent(event, "\n".join(data))
-            event, data = "message", []
-        elif line.startswith(":"):
-            continue
-        else:
-            name, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            if name == "event":
-                event = value
-            elif name == "data":
-                data.append(value)
-    if data:
-        yield SseEvent(event, "\n".join(data))
 
 
 class BridgeClient:
@@ -101,28 +62,27 @@ class BridgeClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def run(self, request: dict[str, Any], sink: Sink) -> BridgeResult:
-        """Stream one turn into sink(kind, content, tool_name, meta); return its run_end."""
+    async def run(self, request: dict[str, Any]) -> AsyncGenerator[BridgeEvent, None]:
+        """Stream one turn: its typed events as the bridge sent them, `RunEnd` last.
+
+        Raises `BridgeUnavailable` when the stream cannot start, breaks, sends a malformed
+        event, or ends without `run_end`. Closing the iterator early (`contextlib.aclosing`)
+        closes the connection, which stops the turn.
+        """
         try:
             async with self._http.stream("POST", "/run", json=request) as response:
                 if response.status_code >= 400:
                     await response.aread()
                     raise _http_error(response)
-                return await self._consume(parse_sse(response.aiter_lines()), sink)
+                async for message in aparse_lines(response.aiter_lines()):
+                    event = _decode(message.event, message.data)
+                    if event is None:
+                        continue
+                    yield event
+                    if isinstance(event, RunEnd):
+                        return
         except httpx.HTTPError as exc:
             raise _unreachable(self.base_url, exc) from exc
-
-    async def _consume(self, events: AsyncIterator[SseEvent], sink: Sink) -> BridgeResult:
-        async for item in events:
-            data = json.loads(item.data)
-            if item.event == "node_stream":
-                await sink(
-                    data["kind"], data.get("content", ""), data.get("toolName"), data.get("meta")
-                )
-            elif item.event == "context_compacted":
-                await sink("context_compacted", data.get("summary", ""), None, None)
-            elif item.event == "run_end":
-                return BridgeResult.from_wire(data)
         raise BridgeUnavailable("the bridge stream ended without a run_end event")
 
     async def clarify(self, run_id: str, clarify_id: str, answer: str) -> None:
@@ -181,3 +141,16 @@ def _http_error(response: httpx.Response) -> BridgeUnavailable:
         status_code=response.status_code,
         code=code,
     )
+
+
+def _decode(name: str, data: str) -> BridgeEvent | None:
+    """The typed event; None for an event this client does not know (a newer bridge)."""
+    try:
+        event = decode(name, data)
+    except UnknownEvent:
+        return None
+    except ValidationError as exc:
+        raise BridgeUnavailable(f"the bridge sent a malformed {name} event: {exc}") from exc
+    if isinstance(event, WorkflowComplete | WorkflowError):  # page-only, not on this wire
+        return None
+    return event

@@ -9,10 +9,9 @@ from typing import Any
 
 from agentchat.bridge.clarify import ClarifyGate
 from agentchat.core.errors import Conflict, NotFound
+from agentchat.events.contract import BridgeEvent, RunEnd
 
 log = logging.getLogger(__name__)
-
-Event = tuple[str, dict[str, Any]]
 
 
 class RunHandle:
@@ -28,7 +27,7 @@ class RunHandle:
         self.run_id = run_id
         self.session_id = session_id
         self.clarify = ClarifyGate(clarify_timeout_s)
-        self.queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[BridgeEvent | None] = asyncio.Queue()
         self.finished = False
         self._loop = loop
         self._aborted = threading.Event()
@@ -39,17 +38,17 @@ class RunHandle:
     def aborted(self) -> bool:
         return self._aborted.is_set()
 
-    def emit(self, event: str, data: dict[str, Any]) -> None:
+    def emit(self, event: BridgeEvent) -> None:
         """Thread-safe: hand one event to the asyncio loop."""
         try:
-            self._loop.call_soon_threadsafe(self.queue.put_nowait, (event, data))
+            self._loop.call_soon_threadsafe(self.queue.put_nowait, event)
         except RuntimeError:
-            log.debug("run %s: loop closed, event %s dropped", self.run_id, event)
+            log.debug("run %s: loop closed, event %s dropped", self.run_id, event.EVENT)
 
-    def end(self, event: str, data: dict[str, Any]) -> None:
-        """Emit the terminal event and close the stream (called on the loop thread)."""
+    def end(self, end: RunEnd) -> None:
+        """Emit the terminal run_end and close the stream (called on the loop thread)."""
         self.finished = True
-        self.queue.put_nowait((event, data))
+        self.queue.put_nowait(end)
         self.queue.put_nowait(None)
 
     def attach(self, agent: Any) -> bool:

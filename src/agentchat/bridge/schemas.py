@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
 from agentchat.core.schemas import CamelModel
+from agentchat.events.contract import BridgeRunStatus as RunStatus
+from agentchat.events.contract import RunEnd
 
-RunStatus = Literal["success", "failed", "stopped"]
+__all__ = ["RunEnd", "RunStatus"]
 
 
 class ModelConfig(CamelModel):
@@ -36,15 +38,6 @@ class RunRequest(CamelModel):
     max_iterations: int = Field(default=30, ge=1, le=500)
     toolsets: list[str] | None = None
     working_dir: str | None = None
-
-
-class RunEnd(CamelModel):
-    status: RunStatus
-    final_text: str = ""
-    error: str | None = None
-    usage: dict[str, Any] = Field(default_factory=dict)
-    messages: list[dict[str, Any]] = Field(default_factory=list)
-    compacted: bool = False
 
 
 class ClarifyAnswer(CamelModel):

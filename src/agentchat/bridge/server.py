@@ -36,7 +36,7 @@ def create_app(settings: BridgeSettings) -> FastAPI:
 
     app = FastAPI(title="Hermes Bridge", version=__version__, lifespan=lifespan)
     app.state.bridge = service
-    install_error_handlers(app)
+    install_error_handlers(app, database=False)
     app.include_router(public)
     app.include_router(router)
     return app

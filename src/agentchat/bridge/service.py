@@ -15,9 +15,9 @@ from agentchat.bridge.pool import AgentPool
 from agentchat.bridge.runs import RunHandle, RunRegistry
 from agentchat.bridge.schemas import Ack, ClarifyAnswer, RunEnd, RunRequest
 from agentchat.bridge.settings import BridgeSettings
-from agentchat.bridge.sse import KEEPALIVE, encode
 from agentchat.bridge.turn import TurnRunner
 from agentchat.core.errors import Conflict, ServiceUnavailable
+from agentchat.events.sse import KEEPALIVE, encode_event
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ class BridgeService:
             end = future.result()
         except BaseException as exc:
             end = RunEnd(status="failed", error=f"{type(exc).__name__}: {exc}")
-        handle.end("run_end", end.model_dump(by_alias=True))
+        handle.end(end)
         self.runs.remove(handle.run_id)
 
     async def stream(self, handle: RunHandle) -> AsyncIterator[bytes]:
@@ -85,7 +85,7 @@ class BridgeService:
                 if item is None:
                     return
                 event_id += 1
-                yield encode(item[0], item[1], event_id)
+                yield encode_event(item, event_id)
         finally:
             if not handle.finished:
                 log.info("run %s: client went away, stopping the turn", handle.run_id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -22,10 +23,26 @@ from agentchat.bridge.text import (
     todo_list,
     truncate,
 )
+from agentchat.events.contract import (
+    AnswerDelta,
+    BridgeEvent,
+    ClarifyAnswered,
+    ClarifyAnsweredMeta,
+    ClarifyRequest,
+    ContextCompacted,
+    Pause,
+    Status,
+    Thinking,
+    TodoUpdate,
+    ToolCall,
+    ToolCallMeta,
+    ToolResult,
+    ToolResultMeta,
+)
 
 log = logging.getLogger(__name__)
 
-Emit = Callable[[str, dict[str, Any]], None]
+Emit = Callable[[BridgeEvent], None]
 ToolPreview = Callable[[str, dict[str, Any]], str | None]
 SummaryOf = Callable[[list[dict[str, Any]]], str]
 
@@ -54,6 +71,7 @@ class TurnTranslator:
         self._last_status = ""
         self._clarify_call_id: str | None = None
         self._compressed: list[dict[str, Any]] | None = None
+        self._tool_started: dict[str, float] = {}
         self.compacted = False
 
     # ── outputs ────────────────────────────────────────────────────────────
@@ -61,16 +79,6 @@ class TurnTranslator:
     def streamed_answer(self) -> str:
         with self._lock:
             return "".join(self._answer)
-
-    def node(
-        self, kind: str, content: str, tool_name: str | None = None, meta: dict | None = None
-    ) -> None:
-        data: dict[str, Any] = {"kind": kind, "content": content}
-        if tool_name:
-            data["toolName"] = tool_name
-        if meta is not None:
-            data["meta"] = meta
-        self._emit("node_stream", data)
 
     # ── hermes callbacks ──────────────────────────────────────────────────
     def on_thinking(self, text: str) -> None:
@@ -89,37 +97,46 @@ class TurnTranslator:
         self._last_status = text
         if not text:
             return
-        self.node("status", text)
+        self._emit(Status(content=text))
 
     def on_reasoning(self, text: str) -> None:
         if text:
-            self.node("thinking", text)
+            self._emit(Thinking(content=text))
 
     def on_stream_delta(self, text: str | None) -> None:
         if not text:
             return
         with self._lock:
             self._answer.append(text)
-        self.node("answer_delta", text)
+        self._emit(AnswerDelta(content=text))
 
     def on_tool_start(self, tool_call_id: str, name: str, args: dict[str, Any]) -> None:
         if name == "clarify":
             self._clarify_call_id = tool_call_id
         args = args if isinstance(args, dict) else {}
-        meta = {"toolCallId": tool_call_id, "args": args}
-        self.node("tool_call", self._preview(name, args), name, meta)
+        call_id = str(tool_call_id or "")
+        with self._lock:
+            self._tool_started[call_id] = time.monotonic()
+        meta = ToolCallMeta(tool_call_id=call_id, args=args)
+        self._emit(ToolCall(content=self._preview(name, args), tool_name=name, meta=meta))
 
     def on_tool_complete(
         self, tool_call_id: str, name: str, args: dict[str, Any], result: str
     ) -> None:
         text = result if isinstance(result, str) else compact_json(result, self._max_result)
-        meta: dict[str, Any] = {"toolCallId": tool_call_id}
-        if looks_like_error(text):
-            meta["isError"] = True
-        self.node("tool_result", truncate(text, self._max_result), name, meta)
+        call_id = str(tool_call_id or "")
+        with self._lock:
+            started = self._tool_started.pop(call_id, None)
+        meta = ToolResultMeta(
+            tool_call_id=call_id,
+            duration_ms=None if started is None else round((time.monotonic() - started) * 1000),
+            is_error=True if looks_like_error(text) else None,
+        )
+        content = truncate(text, self._max_result)
+        self._emit(ToolResult(content=content, tool_name=name, meta=meta))
         todos = todo_list(text) if name == "todo" else None
         if todos is not None:
-            self.node("todo_update", json.dumps(todos, ensure_ascii=False), name)
+            self._emit(TodoUpdate(content=json.dumps(todos, ensure_ascii=False), tool_name=name))
 
     def on_clarify(self, question: str, choices: list[str] | None) -> str:
         clarify_id = self._clarify_call_id or uuid.uuid4().hex
@@ -128,16 +145,15 @@ class TurnTranslator:
         pending = self._clarify.open(clarify_id, question, options)
         if pending is None:
             return ""
-        ask = {"clarifyId": clarify_id, "question": question, "choices": options}
-        self.node("clarify_request", question, "clarify", ask)
+        ask = Pause(clarify_id=clarify_id, question=question, choices=options)
+        self._emit(ClarifyRequest(content=question, meta=ask))
         outcome = self._clarify.wait(pending)
         if outcome is ClarifyOutcome.ABORTED:
             return ""
         answer = pending.answer if outcome is ClarifyOutcome.ANSWERED else CLARIFY_TIMEOUT_ANSWER
-        meta: dict[str, Any] = {"clarifyId": clarify_id, "answer": answer}
-        if outcome is ClarifyOutcome.TIMED_OUT:
-            meta["timedOut"] = True
-        self.node("clarify_answered", answer, "clarify", meta)
+        timed_out = True if outcome is ClarifyOutcome.TIMED_OUT else None
+        meta = ClarifyAnsweredMeta(clarify_id=clarify_id, answer=answer, timed_out=timed_out)
+        self._emit(ClarifyAnswered(content=answer, meta=meta))
         return answer
 
     def on_compressed(self, messages: list[dict[str, Any]]) -> None:
@@ -151,7 +167,7 @@ class TurnTranslator:
     def announce_compaction(self, messages: list[dict[str, Any]]) -> None:
         self.compacted = True
         summary = self._summary_of(messages) if self._summary_of else ""
-        self._emit("context_compacted", {"summary": summary})
+        self._emit(ContextCompacted(summary=summary))
 
     # ── helpers ───────────────────────────────────────────────────────────
     def _preview(self, name: str, args: dict[str, Any]) -> str:

@@ -94,8 +94,8 @@ class TurnRunner:
                     task_id=task_id,
                 )
             end = self._run_end(handle, request, translator, result, before, slot)
-            end.usage = summary_usage.with_summary(end.usage, summary)
-            return end
+            usage = summary_usage.with_summary(end.usage, summary)
+            return end.model_copy(update={"usage": usage})
         finally:
             handle.detach()
             slot.translator = None
@@ -157,11 +157,13 @@ class TurnRunner:
             compacted=compacted,
         )
         if handle.aborted or result.get("interrupted"):
-            end.status, end.final_text = "stopped", translator.streamed_answer
-        elif result.get("failed"):
-            end.status = "failed"
-            end.error = str(result.get("error") or result.get("final_response") or "turn failed")
-            end.final_text = translator.streamed_answer
+            return end.model_copy(
+                update={"status": "stopped", "final_text": translator.streamed_answer}
+            )
+        if result.get("failed"):
+            error = str(result.get("error") or result.get("final_response") or "turn failed")
+            update = {"status": "failed", "error": error, "final_text": translator.streamed_answer}
+            return end.model_copy(update=update)
         return end
 
 

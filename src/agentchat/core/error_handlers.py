@@ -7,7 +7,6 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import DataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agentchat.core.errors import AppError
@@ -37,7 +36,9 @@ def _describe(errors: list[dict[str, object]]) -> str:
     return "; ".join(parts) or "invalid request"
 
 
-def install_error_handlers(app: FastAPI) -> None:
+def install_error_handlers(app: FastAPI, *, database: bool = True) -> None:
+    """`database=False` (the bridge) leaves out the database's errors, and SQLAlchemy with it."""
+
     @app.exception_handler(AppError)
     async def _app_error(_: Request, exc: AppError) -> JSONResponse:
         return JSONResponse(exc.body(), status_code=exc.status_code)
@@ -54,13 +55,8 @@ def install_error_handlers(app: FastAPI) -> None:
         body = {"error": {"code": code, "message": str(exc.detail)}}
         return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
-    @app.exception_handler(OverflowError)
-    @app.exception_handler(DataError)
-    async def _out_of_range(_: Request, exc: Exception) -> JSONResponse:
-        # An id or value the database cannot hold (SQLite raises OverflowError, others DataError).
-        log.info("value out of range for the database: %s", exc)
-        message = "a number or value in the request is out of range"
-        return JSONResponse({"error": {"code": "invalid", "message": message}}, status_code=422)
+    if database:
+        _install_database_errors(app)
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
@@ -71,3 +67,15 @@ def install_error_handlers(app: FastAPI) -> None:
         response = JSONResponse(body, status_code=500)
         response.raw_headers = with_security_headers(response.raw_headers)
         return response
+
+
+def _install_database_errors(app: FastAPI) -> None:
+    from sqlalchemy.exc import DataError
+
+    @app.exception_handler(OverflowError)
+    @app.exception_handler(DataError)
+    async def _out_of_range(_: Request, exc: Exception) -> JSONResponse:
+        # An id or value the database cannot hold (SQLite raises OverflowError, others DataError).
+        log.info("value out of range for the database: %s", exc)
+        message = "a number or value in the request is out of range"
+        return JSONResponse({"error": {"code": "invalid", "message": message}}, status_code=422)

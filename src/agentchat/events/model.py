@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-TERMINAL_EVENTS = frozenset({"workflow_complete", "workflow_error"})
+from agentchat.events.contract import TERMINAL_EVENTS
+from agentchat.events.sse import encode
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,14 +23,9 @@ class RunEvent:
         return self.event in TERMINAL_EVENTS
 
 
-def dump_json(data: dict[str, Any]) -> str:
-    """Compact JSON on one line (json escapes newlines inside strings)."""
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-
-
 def encode_sse(event: RunEvent) -> bytes:
     """`id: N`, `event: NAME`, one `data:` line, blank line."""
-    return f"id: {event.id}\nevent: {event.event}\ndata: {dump_json(event.data)}\n\n".encode()
+    return encode(event.event, event.data, event.id)
 
 
 def encode_many(events: Iterable[RunEvent]) -> bytes:

@@ -17,7 +17,6 @@ from agentchat.events.model import (
     RunFinished,
     UnknownRun,
     check_terminal_last,
-    dump_json,
 )
 from agentchat.events.redis_reader import Feed, StreamReader
 from agentchat.events.redis_streams import (
@@ -32,6 +31,7 @@ from agentchat.events.redis_streams import (
     state_key,
     stream_key,
 )
+from agentchat.events.sse import dump_json
 from agentchat.events.subscription import DEFAULT_QUEUE_SIZE, Subscription, follow
 
 PUBLISH_CHUNK = 500

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentchat.events.model import RunEvent, dump_json
+from agentchat.events.model import RunEvent
+from agentchat.events.sse import dump_json
 
 StreamId = tuple[int, int]
 

@@ -10,6 +10,8 @@ from starlette.responses import StreamingResponse
 from agentchat.core.deps import DbSession
 from agentchat.core.errors import Invalid
 from agentchat.core.schemas import ERROR_RESPONSES
+from agentchat.events.contract import TerminalEvent, workflow_complete, workflow_error
+from agentchat.events.sse import encode_event
 from agentchat.runs import stats as run_stats
 from agentchat.runs.schemas import (
     ClarifyAnswer,
@@ -23,7 +25,7 @@ from agentchat.runs.schemas import (
     SessionStats,
 )
 from agentchat.runs.service import RunService
-from agentchat.runs.streaming import multi_run_stream, run_stream, sse_message
+from agentchat.runs.streaming import multi_run_stream, run_stream
 
 router = APIRouter(tags=["runs"], responses=ERROR_RESPONSES)
 MAX_MUX_RUNS = 50
@@ -86,20 +88,17 @@ async def stream_run(
 
 def _ended_run(state: RunState) -> bytes:
     """A run the bus has forgotten: its end, rebuilt from the database."""
+    end: TerminalEvent
     if state.status == "SUCCESS":
-        data: dict[str, Any] = {
-            "runId": state.run_id,
-            "messageId": state.message_id,
-            "finalText": state.final_text,
-        }
-        return sse_message("workflow_complete", data)
-    data = {
-        "runId": state.run_id,
-        "messageId": state.message_id,
-        "message": state.error or "the run ended",
-        "stopped": state.status == "STOPPED",
-    }
-    return sse_message("workflow_error", data)
+        end = workflow_complete(state.run_id, state.message_id, state.final_text or "")
+    else:
+        end = workflow_error(
+            state.run_id,
+            state.message_id,
+            state.error or "the run ended",
+            stopped=state.status == "STOPPED",
+        )
+    return encode_event(end)
 
 
 @router.get(

@@ -28,6 +28,17 @@ from agentchat.core.errors import BadGateway, Conflict
 from agentchat.core.redact import redact, redact_value
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
+from agentchat.events.contract import (
+    NODE_STREAM,
+    AnswerDelta,
+    ClarifyRequest,
+    ContextCompacted,
+    NodeEvent,
+    RunEnd,
+    TerminalEvent,
+    workflow_complete,
+    workflow_error,
+)
 from agentchat.events.model import TERMINAL_EVENTS, RunFinished, StreamInterrupted, UnknownRun
 from agentchat.models.service import ResolvedModel, resolve_model
 from agentchat.models.wire import bridge_model, wire_secrets
@@ -264,7 +275,7 @@ class RunService:
         for client in self.bridges.candidates(run.plan.hermes_session):
             run.client = client
             try:
-                result = await client.run(run.request, lambda *a: self._on_event(run, *a))
+                result = await self._turn(client, run)
             except BridgeUnavailable as exc:
                 if run.events_seen or run.stop_requested or exc.status_code is not None:
                     raise
@@ -276,33 +287,33 @@ class RunService:
         assert error is not None
         raise error
 
-    async def _on_event(
-        self, run: ActiveRun, kind: str, content: str, tool_name: str | None, meta: Any
-    ) -> None:
+    async def _turn(self, client: BridgeClient, run: ActiveRun) -> BridgeResult:
+        async with contextlib.aclosing(client.run(run.request)) as events:
+            async for event in events:
+                if isinstance(event, RunEnd):
+                    return event
+                await self._on_event(run, event)
+        raise BridgeUnavailable("the bridge stream ended without a run_end event")
+
+    async def _on_event(self, run: ActiveRun, event: NodeEvent | ContextCompacted) -> None:
         run.events_seen += 1
-        if run.secrets:
-            content, meta = redact(content, *run.secrets), redact_value(meta, *run.secrets)
-        if kind == "context_compacted":
-            await self._on_compacted(run, content)
+        if isinstance(event, ContextCompacted):
+            await self._on_compacted(run, redact(event.summary, *run.secrets))
             return
-        if kind == "answer_delta":
+        data = event.page_body(run.run_id)
+        if run.secrets:
+            data = redact_value(data, *run.secrets)
+        content = data["content"]
+        if isinstance(event, AnswerDelta):
             run.answer.append(content)
         else:
-            self.log_writer.append(run.plan.message_id, run.seq, kind, content, tool_name, meta)
+            tool_name, meta = data.get("toolName"), data.get("meta")
+            message_id = run.plan.message_id
+            self.log_writer.append(message_id, run.seq, event.kind, content, tool_name, meta)
             run.seq += 1
-            if kind == "clarify_request" and isinstance(meta, dict):
-                await self._record_clarify(run, meta)
-        data: dict[str, Any] = {
-            "runId": run.run_id,
-            "nodeId": "agent",
-            "kind": kind,
-            "content": content,
-        }
-        if tool_name:
-            data["toolName"] = tool_name
-        if meta:
-            data["meta"] = meta
-        await self.bus.publish(run.run_id, "node_stream", data)
+            if isinstance(event, ClarifyRequest):
+                await self._record_clarify(run, data["meta"])
+        await self.bus.publish(run.run_id, NODE_STREAM, data)
 
     async def _record_clarify(self, run: ActiveRun, meta: dict[str, Any]) -> None:
         clarify_id = str(meta.get("clarifyId") or "")
@@ -324,8 +335,10 @@ class RunService:
                 tree.get_message(db, summary_id).content = summary
 
             await self._in_thread(update)
-        data = {"runId": run.run_id, "summary": summary, "summaryMessageId": run.summary_message_id}
-        await self.bus.publish(run.run_id, "context_compacted", data)
+        event = ContextCompacted(
+            run_id=run.run_id, summary=summary, summary_message_id=run.summary_message_id
+        )
+        await self.bus.publish(run.run_id, event.EVENT, event.wire())
 
     def _outcome(self, run: ActiveRun, result: BridgeResult) -> store.RunOutcome:
         partial = "".join(run.answer)
@@ -388,23 +401,18 @@ class RunService:
 
     async def _publish_end(self, run: ActiveRun, outcome: store.RunOutcome) -> None:
         plan = run.plan
+        end: TerminalEvent
         if outcome.status == "SUCCESS":
-            data: dict[str, Any] = {
-                "runId": plan.run_id,
-                "messageId": plan.message_id,
-                "finalText": outcome.text,
-                "usage": outcome.usage,
-            }
-            await self.bus.publish(plan.run_id, "workflow_complete", data)
-            return
-        data = {
-            "runId": plan.run_id,
-            "messageId": plan.message_id,
-            "message": outcome.error or "failed",
-            "stopped": outcome.status == "STOPPED",
-            "partialText": outcome.text,
-        }
-        await self.bus.publish(plan.run_id, "workflow_error", data)
+            end = workflow_complete(plan.run_id, plan.message_id, outcome.text, outcome.usage)
+        else:
+            end = workflow_error(
+                plan.run_id,
+                plan.message_id,
+                outcome.error or "failed",
+                stopped=outcome.status == "STOPPED",
+                partial_text=outcome.text,
+            )
+        await self.bus.publish(plan.run_id, end.EVENT, end.wire())
 
     # ---- steering -----------------------------------------------------------------------
 
@@ -626,14 +634,9 @@ class RunService:
         return failed
 
     async def _end_orphan(self, run_id: str, message_id: int) -> None:
-        data = {
-            "runId": run_id,
-            "messageId": message_id,
-            "message": store.STALE_ERROR,
-            "stopped": False,
-        }
+        end = workflow_error(run_id, message_id, store.STALE_ERROR)
         with contextlib.suppress(UnknownRun, RunFinished):
-            await self.bus.publish(run_id, "workflow_error", data)
+            await self.bus.publish(run_id, end.EVENT, end.wire())
 
     async def shutdown(self) -> None:
         tasks = [r.task for r in self._active.values() if r.task is not None]

@@ -14,8 +14,9 @@ from typing import Any
 
 from starlette.responses import StreamingResponse
 
+from agentchat.events import sse
 from agentchat.events.bus import EventBus
-from agentchat.events.model import RunEvent, StreamInterrupted, UnknownRun, dump_json, encode_sse
+from agentchat.events.model import RunEvent, StreamInterrupted, UnknownRun, encode_sse
 
 PING_S = 15.0
 # Events a connection may hold for a client that does not read: past this the stream ends
@@ -31,13 +32,11 @@ def encode_single(_run_id: str, event: RunEvent) -> bytes:
 
 
 def encode_tagged(run_id: str, event: RunEvent) -> bytes:
-    return (
-        f"id: {run_id}:{event.id}\nevent: {event.event}\ndata: {dump_json(event.data)}\n\n".encode()
-    )
+    return sse.encode(event.event, event.data, f"{run_id}:{event.id}")
 
 
 def sse_message(event: str, data: dict[str, Any]) -> bytes:
-    return f"event: {event}\ndata: {dump_json(data)}\n\n".encode()
+    return sse.encode(event, data)
 
 
 class _Gather:
@@ -80,7 +79,7 @@ async def _body(
     gather.open_runs = len(runs)
     pumps = [asyncio.create_task(_pump(bus, r, last, gather, encode)) for r, last in runs]
     try:
-        yield b": connected\n\n"
+        yield sse.comment("connected")
         while True:
             if not gather.chunks:
                 if gather.open_runs <= 0:
@@ -89,7 +88,7 @@ async def _body(
                 try:
                     await asyncio.wait_for(gather.wake.wait(), timeout=PING_S)
                 except TimeoutError:
-                    yield b": ping\n\n"
+                    yield sse.comment("ping")
                     continue
             chunks, gather.chunks = gather.chunks, []
             yield b"".join(chunks)

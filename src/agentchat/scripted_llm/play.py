@@ -89,6 +89,7 @@ def _script(conversation: Conversation) -> list[Step]:
 def _play(step: Step, conversation: Conversation) -> Iterator[Event]:
     delay = step.carried_delay_ms / 1000
     opened: set[Channel] = set()
+    calls = 0
     for directive in _with_fallback_answer(step.directives):
         name, arg = directive.name, directive.arg
         if name == "delay":
@@ -96,7 +97,8 @@ def _play(step: Step, conversation: Conversation) -> Iterator[Event]:
         elif name == "sleep":
             yield Pause(to_int(arg) / 1000)
         elif name in TOOL_DIRECTIVES:
-            yield from _paced(delay, [_tool_call(directive, conversation)])
+            yield from _paced(delay, [_tool_call(directive, conversation, calls)])
+            calls += 1
         else:
             channel: Channel = "reasoning" if name == "think" else "content"
             pieces = _pieces(directive, conversation)
@@ -150,14 +152,16 @@ def split_words(text: str) -> Iterator[str]:
     return (m.group(0) for m in _WORDS.finditer(text))
 
 
-def _tool_call(directive: Directive, conversation: Conversation) -> ToolCall:
+def _tool_call(directive: Directive, conversation: Conversation, index: int = 0) -> ToolCall:
     call_id = f"call_{conversation.message_count}_{conversation.rounds}"
+    if index:
+        call_id += f"_{index}"
     name, arguments = tool_arguments(directive)
     return ToolCall(call_id, name, arguments)
 
 
 def tool_arguments(directive: Directive) -> tuple[str, str]:
-    """(tool name, JSON arguments) for `#tool`, `#todo` and `#clarify`."""
+    """(tool name, JSON arguments) for `#tool`, `#also`, `#todo` and `#clarify`."""
     if directive.name == "todo":
         return "todo", json.dumps({"todos": todo_items(directive.arg)})
     if directive.name == "clarify":

@@ -2,8 +2,10 @@
 
 Pure functions only; the HTTP layer lives in `server.py`. A script is the list of `#name arg`
 lines of the latest real user message. A tool directive (`#tool`, `#todo`, `#clarify`) ends a
-step; the directives after the last tool directive form the final step. A request plays step N,
-where N is the number of tool rounds the agent has already answered after that user message.
+step; `#also` right after one adds a further call to the same step (one assistant message with
+several tool calls); the directives after the last tool directive form the final step. A
+request plays step N, where N is the number of tool rounds the agent has already answered after
+that user message.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ KNOWN = frozenset(
         "delay",
         "sleep",
         "tool",
+        "also",
         "todo",
         "clarify",
         "echo-tool-result",
@@ -27,7 +30,7 @@ KNOWN = frozenset(
         "fail",
     }
 )
-TOOL_DIRECTIVES = frozenset({"tool", "todo", "clarify"})
+TOOL_DIRECTIVES = frozenset({"tool", "also", "todo", "clarify"})
 
 # User-role messages hermes-agent adds itself (compaction scaffolding, recovery nudges).
 _SYNTHETIC_PREFIXES = (
@@ -148,6 +151,10 @@ def split_steps(directives: list[Directive]) -> list[Step]:
     delay = 0
     step_delay = 0
     for directive in directives:
+        if directive.name == "also" and steps and not current:
+            last = steps[-1]
+            steps[-1] = Step((*last.directives, directive), last.carried_delay_ms)
+            continue
         current.append(directive)
         if directive.name == "delay":
             delay = to_int(directive.arg)
