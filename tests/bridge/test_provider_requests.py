@@ -5,6 +5,9 @@ with the API key as an API key, and the fallback model when the primary is down.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -100,6 +103,27 @@ async def test_ollama_gets_num_ctx_from_the_context_length(
     body = await _ask(client, recorder, "local-ollama", "ollama", maxOutputTokens=4096)
     assert body["options"] == {"num_ctx": 96000}
     assert body["max_tokens"] == 4096
+
+
+async def test_openai_gets_its_max_output_and_no_ollama_options(
+    client: BridgeClient, recorder: RecordingModel
+) -> None:
+    body = await _ask(client, recorder, "gpt-4.1-mini", "openai", maxOutputTokens=900)
+    assert body.get("max_completion_tokens", body.get("max_tokens")) == 900, body
+    assert "options" not in body
+
+
+def test_hermes_may_not_install_packages_at_run_time(bridge: BridgeProcess) -> None:
+    check = (
+        "from tools.lazy_deps import _allow_lazy_installs; "
+        "import anthropic; print(_allow_lazy_installs())"
+    )
+    env = {**os.environ, "HERMES_HOME": str(bridge.home)}
+    done = subprocess.run(
+        [sys.executable, "-c", check], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "False"
 
 
 async def test_openrouter_gets_the_reasoning_effort_its_way(
