@@ -18,6 +18,17 @@ from tests.chat.seed import add, add_logs, new_session
 
 EXPECTED = Path(__file__).parent / "expected"
 T0 = datetime(2026, 1, 2, 3, 4, 5)
+ARGS = {"q": "Lyon sights", "filters": {"lang": "fr"}}
+RESULT_META = {"toolCallId": "c1", "durationMs": 1250}
+CLARIFY = {
+    "clarifyId": "k1",
+    "question": "Museums or <b>parks</b>?",
+    "choices": ["Museums", "Parks"],
+}
+TODOS = '[{"id": "1", "content": "Pick sights", "status": "completed"}, ' + (
+    '{"id": "2", "content": "Book <dinner>", "status": "in_progress"}]'
+)
+LONG_RESULT = '{"error": "' + "x" * 3000 + '"}'
 
 
 def _seed(db: Database) -> int:
@@ -25,13 +36,29 @@ def _seed(db: Database) -> int:
     chat = new_session(db, "Trip to Lyon")
     q1 = add(db, chat, None, "USER", "Plan a day in Lyon.\nKeep it short.")
     old = add(db, chat, q1, "ASSISTANT", "", "FAILED", error="model timed out")
-    a1 = add(db, chat, q1, "ASSISTANT", "Morning: Fourvière. Afternoon: Vieux Lyon.")
+    a1 = add(
+        db,
+        chat,
+        q1,
+        "ASSISTANT",
+        'Morning: Fourvière <img src=x onerror="alert(1)">.\n\n'
+        "![view](https://tracker.example/pixel.png) `<b>kept in code</b>`\n\n"
+        "```html\n<script>kept()</script>\n```",
+    )
     add_logs(
         db,
         a1,
-        ("thinking", "The user wants a short plan.", None, None),
-        ("tool_call", '{"q": "Lyon sights"}', "web_search", {"callId": "c1"}),
-        ("tool_result", "1. Fourvière\n2. ```Vieux Lyon```", "web_search", None),
+        ("thinking", "The user", None, None),
+        ("status", "pondering...", None, None),
+        ("thinking", " wants a short plan.", None, None),
+        ("tool_call", "search: Lyon sights", "web_search", {"toolCallId": "c1", "args": ARGS}),
+        ("tool_result", "1. Fourvière\n2. ```Vieux Lyon```", "web_search", RESULT_META),
+        ("thinking", "Now <i>the</i> afternoon.", None, None),
+        ("clarify_request", "Which?", "clarify", CLARIFY),
+        ("clarify_answered", "Museums", "clarify", {"clarifyId": "k1", "answer": "Museums"}),
+        ("todo_update", TODOS, "todo", None),
+        ("tool_call", '{"n": 1}', "fetch_page", {"toolCallId": "c2", "args": {"n": 1}}),
+        ("tool_result", LONG_RESULT, "fetch_page", {"toolCallId": "c2", "isError": True}),
     )
     q2 = add(db, chat, a1, "USER", "And the evening?")
     add(db, chat, q2, "ASSISTANT", "Dinner in a bouchon.", usage_json='{"totalTokens": 42}')

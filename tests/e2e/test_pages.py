@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, Response, expect
 
-from tests.e2e.pages import current_session_id, open_chat, session_row, tid
+from tests.e2e.pages import current_session_id, open_chat, send, session_row, tid
 from tests.e2e.stack import E2EStack
 
 pytestmark = pytest.mark.e2e
@@ -21,14 +21,25 @@ def search(page: Page, text: str) -> None:
     tid(page, "session-search").fill(text)
 
 
+def _session_count(e2e_stack: E2EStack) -> int:
+    return len(e2e_stack.http.get("/api/chat/sessions?status=ALL&limit=200").json()["items"])
+
+
 def test_session_list_new_rename_search_archive_delete(page: Page, e2e_stack: E2EStack) -> None:
     e2e_stack.new_session("zebra notes")
-    open_chat(page)
+    open_chat(page, e2e_stack.new_session("elsewhere"))
+    before = _session_count(e2e_stack)
     tid(page, "new-session").click()
+    expect(page).to_have_url(re.compile(r"/chat$"))
+    tid(page, "new-session").click()
+    assert _session_count(e2e_stack) == before  # no row until the first message is sent
+    send(page, "Plan my week please, thank you kindly\n#say the marmalade answer")
     created = current_session_id(page)
     row = session_row(page, created)
     expect(row).to_have_attribute("aria-current", "page")
     expect(tid(page, "session-item").first).to_have_attribute("data-session-id", str(created))
+    expect(tid(row, "session-title")).to_have_text("Plan my week please, thank you")
+    assert _session_count(e2e_stack) == before + 1
 
     tid(row, "session-title").dblclick()
     box = tid(row, "session-rename-input").locator("input")
@@ -40,6 +51,8 @@ def test_session_list_new_rename_search_archive_delete(page: Page, e2e_stack: E2
 
     search(page, "quokka")
     expect(tid(page, "session-item")).to_have_count(1)
+    search(page, "marmalade")  # a word of the answer, not of the title
+    expect(tid(page, "session-title")).to_have_text(["quokka plans"])
     search(page, "zebra")
     expect(tid(page, "session-title")).to_have_text(["zebra notes"])
     search(page, "quokka")

@@ -5,6 +5,7 @@ import type {
   MessagePage,
   Session,
   SessionDetail,
+  RecentToolCall,
   SessionMemory,
   SessionPage,
   Version,
@@ -33,6 +34,8 @@ export const chatApi = {
   getMemory: (id: number) => http.get<SessionMemory>(`${base}/sessions/${id}/memory`),
   putMemory: (id: number, body: { memory?: string; user?: string }) =>
     http.put<SessionMemory>(`${base}/sessions/${id}/memory`, body),
+  recentToolCalls: (id: number, limit = 30) =>
+    http.get<RecentToolCall[]>(`${base}/sessions/${id}/tool-calls${query({ limit })}`),
   stats: (id: number) => http.get<Record<string, unknown>>(`${base}/sessions/${id}/stats`),
 }
 

@@ -116,6 +116,19 @@ export interface MemoryBlock {
   charLimit?: number
 }
 
+/** GET /api/chat/sessions/{id}/tool-calls: the short-term memory view, newest first. */
+export interface RecentToolCall {
+  messageId: number
+  toolCallId: string | null
+  toolName: string
+  args: unknown
+  result: string | null
+  resultChars: number
+  isError: boolean
+  durationMs: number | null
+  calledAt: string | null
+}
+
 export interface SessionMemory {
   memory: MemoryBlock | null
   user: MemoryBlock | null

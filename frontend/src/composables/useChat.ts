@@ -241,10 +241,10 @@ export function useChat(options: UseChatOptions = {}) {
   }
 
   /** Download the export through fetch (so the bearer token goes with it). */
-  async function exportSession(format: 'md' | 'json'): Promise<void> {
+  async function exportSession(format: 'md' | 'json', branch: 'active' | 'all' = 'active'): Promise<void> {
     if (!session.value) return
     try {
-      const response = await authFetch(chatApi.exportUrl(session.value.id, format))
+      const response = await authFetch(chatApi.exportUrl(session.value.id, format, branch))
       if (!response.ok) throw new ApiError(`${response.status}`, response.status, 'export')
       const blob = await response.blob()
       const disposition = response.headers.get('Content-Disposition') ?? ''

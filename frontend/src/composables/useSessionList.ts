@@ -41,9 +41,9 @@ export function useSessionList(pool: RunPool = useGlobalRuns()) {
     }
   }
 
-  async function create(): Promise<Session | null> {
+  async function create(body: Parameters<typeof chatApi.createSession>[0] = {}): Promise<Session | null> {
     try {
-      const { session } = await chatApi.createSession({})
+      const { session } = await chatApi.createSession(body)
       items.value = [session, ...items.value.filter((s) => s.id !== session.id)]
       return session
     } catch (err) {

@@ -2,7 +2,7 @@ export default {
   app: { title: 'Agent Chat', chat: 'Chat', models: 'Models', skills: 'Skills', language: 'Language', renderError: 'Something went wrong while showing this part of the page: {message}' },
   auth: { title: 'Access token', prompt: 'The server needs an access token.', placeholder: 'Token', submit: 'Continue', cancel: 'Cancel' },
   sessions: {
-    new: 'New chat', search: 'Search by title', untitled: 'New chat', archive: 'Archive', unarchive: 'Restore',
+    new: 'New chat', search: 'Search titles and messages', untitled: 'New chat', archive: 'Archive', unarchive: 'Restore',
     delete: 'Delete', deleteConfirm: 'Delete "{title}" and all its messages?', rename: 'Rename',
     running: 'Running', waiting: 'Waiting for your answer', empty: 'No chats yet', archived: 'Archived',
     showArchived: 'Show archived', loadMore: 'Load more', list: 'Chats',
@@ -11,7 +11,7 @@ export default {
     toolsets: 'Tools: {list}', noToolsets: 'none', toolsetsHint: 'Toolsets the agent may use (AGENTCHAT_AGENT_TOOLSETS)',
     empty: 'Ask the agent anything.', pick: 'Pick a chat on the left or start a new one.',
     placeholder: 'Ask a question… (Enter sends, Shift+Enter for a new line)', send: 'Send', stop: 'Stop',
-    exportMd: 'Export Markdown', exportJson: 'Export JSON', export: 'Export', reset: 'Reset session',
+    exportMd: 'Export Markdown', exportJson: 'Export JSON', exportMdAll: 'Markdown, all versions', exportJsonAll: 'JSON, all versions', export: 'Export', reset: 'Reset session',
     resetConfirm: 'Start the agent afresh? The history stays visible above a divider.', memory: 'Memory',
     otherTab: 'This chat is running in another tab.', busy: 'A reply is still running in this chat.',
     loadOlder: 'Load older messages', loading: 'Loading…', copy: 'Copy', copied: 'Copied',
@@ -30,7 +30,7 @@ export default {
   todo: { pending: 'pending', in_progress: 'in progress', completed: 'done', cancelled: 'cancelled' },
   memory: {
     title: 'Memory', longTerm: 'Long-term memory', memoryFile: 'Agent notes (MEMORY.md)', userFile: 'About you (USER.md)',
-    save: 'Save', saved: 'Memory saved', history: 'Compression history', noHistory: 'No compaction yet', stats: 'Statistics',
+    save: 'Save', saved: 'Memory saved', shortTerm: 'Recent tools', recentHint: 'Tool calls of the recent answers, newest first', refresh: 'Refresh', noTools: 'No tool calls yet', toolError: 'error', noResult: 'no result', arguments: 'Arguments', result: 'Result', trimmed: 'Shortened; {chars} characters in all', history: 'Compression history', noHistory: 'No compaction yet', stats: 'Statistics',
     unavailable: 'Memory is not available: {message}', chars: '{chars} / {limit} characters',
   },
   usage: {

@@ -2,7 +2,7 @@ export default {
   app: { title: 'Agent 对话', chat: '对话', models: '模型', skills: '技能', language: '语言', renderError: '页面的这一部分显示出错：{message}' },
   auth: { title: '访问令牌', prompt: '服务器需要访问令牌。', placeholder: '令牌', submit: '继续', cancel: '取消' },
   sessions: {
-    new: '新建会话', search: '按标题搜索', untitled: '新会话', archive: '归档', unarchive: '恢复',
+    new: '新建会话', search: '搜索标题和消息', untitled: '新会话', archive: '归档', unarchive: '恢复',
     delete: '删除', deleteConfirm: '删除“{title}”及其全部消息？', rename: '重命名',
     running: '运行中', waiting: '等待你的回答', empty: '还没有会话', archived: '已归档',
     showArchived: '显示已归档', loadMore: '加载更多', list: '会话列表',
@@ -11,7 +11,7 @@ export default {
     toolsets: '工具：{list}', noToolsets: '无', toolsetsHint: 'Agent 可用的工具集（AGENTCHAT_AGENT_TOOLSETS）',
     empty: '向 Agent 提问吧。', pick: '在左侧选择一个会话，或新建会话。',
     placeholder: '输入问题…（Enter 发送，Shift+Enter 换行）', send: '发送', stop: '停止',
-    exportMd: '导出 Markdown', exportJson: '导出 JSON', export: '导出', reset: '重置会话',
+    exportMd: '导出 Markdown', exportJson: '导出 JSON', exportMdAll: 'Markdown（全部版本）', exportJsonAll: 'JSON（全部版本）', export: '导出', reset: '重置会话',
     resetConfirm: '让 Agent 重新开始？历史消息仍保留在分隔条上方。', memory: '记忆',
     otherTab: '该会话正在其他标签页运行。', busy: '该会话的回复仍在运行。',
     loadOlder: '加载更早的消息', loading: '加载中…', copy: '复制', copied: '已复制',
@@ -30,7 +30,7 @@ export default {
   todo: { pending: '待办', in_progress: '进行中', completed: '已完成', cancelled: '已取消' },
   memory: {
     title: '记忆', longTerm: '长期记忆', memoryFile: 'Agent 笔记（MEMORY.md）', userFile: '关于你（USER.md）',
-    save: '保存', saved: '记忆已保存', history: '压缩历史', noHistory: '尚未压缩', stats: '会话统计',
+    save: '保存', saved: '记忆已保存', shortTerm: '最近工具调用', recentHint: '最近几轮回答中的工具调用，最新的在前', refresh: '刷新', noTools: '还没有工具调用', toolError: '出错', noResult: '无结果', arguments: '参数', result: '结果', trimmed: '已截断；共 {chars} 个字符', history: '压缩历史', noHistory: '尚未压缩', stats: '会话统计',
     unavailable: '无法读取记忆：{message}', chars: '{chars} / {limit} 字符',
   },
   usage: {

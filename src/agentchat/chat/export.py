@@ -6,7 +6,6 @@ Trees are walked and written without recursion: a branch can be thousands of mes
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
@@ -14,6 +13,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from agentchat.chat.export_markdown import markdown_head, message_markdown
 from agentchat.chat.schemas import ExportBranch, ExportFormat, LogPublic, MessagePublic
 from agentchat.chat.service import active_branch
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
@@ -22,7 +22,6 @@ from agentchat.core.clock import iso, utcnow
 
 FORMAT_TAG = "agentchat.export/1"
 MEDIA_TYPES = {"md": "text/markdown; charset=utf-8", "json": "application/json"}
-ROLE_TITLES = {"USER": "User", "ASSISTANT": "Assistant", "SYSTEM": "System"}
 
 
 @dataclass(frozen=True)
@@ -93,19 +92,15 @@ def render_json(chat: ChatSession, tree: Tree, branch: ExportBranch, at: datetim
 
 def render_markdown(chat: ChatSession, tree: Tree, branch: ExportBranch, at: datetime) -> str:
     scope = "all branches (every version)" if branch == "all" else "active branch"
-    lines = [
-        f"# {chat.title or 'Untitled chat'}",
-        "",
+    facts = [
         f"- Session: {chat.session_uuid} (id {chat.id})",
         f"- Created: {iso(chat.created_at)}",
         f"- Exported: {iso(at)}",
         f"- Branch: {scope}",
-        "",
-        "---",
-        "",
     ]
+    lines = markdown_head(chat.title, facts)
     for message in _preorder(tree):
-        lines.extend(_message_markdown(message, tree_view=branch == "all"))
+        lines.extend(message_markdown(message, tree_view=branch == "all"))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -158,53 +153,6 @@ def _preorder(tree: Tree) -> list[MessagePublic]:
         order.append(tree.messages[node])
         stack.extend(reversed(tree.children.get(node, [])))
     return order
-
-
-def _message_markdown(message: MessagePublic, *, tree_view: bool) -> list[str]:
-    lines = [f"## {_heading(message, tree_view)}", "", f"_{iso(message.created_at)}_", ""]
-    if message.logs:
-        lines.extend(_logs_markdown(message.logs))
-    if message.content:
-        lines.extend([message.content, ""])
-    if message.error:
-        lines.extend([f"> **Error:** {message.error}", ""])
-    return lines
-
-
-def _heading(message: MessagePublic, tree_view: bool) -> str:
-    title = ROLE_TITLES.get(message.role, message.role.title())
-    if message.role == "SYSTEM":
-        title = "Context reset" if message.status == "RESET" else "Context summary"
-    elif message.role == "ASSISTANT" and message.status != "SUCCESS":
-        title += f" ({message.status.lower()})"
-    if not tree_view:
-        return title
-    parent = f" · reply to #{message.parent_id}" if message.parent_id else ""
-    state = "active" if message.is_active else "inactive"
-    version = f"version {message.sibling_index + 1}/{message.sibling_count}"
-    return f"#{message.id} {title}{parent} · {version} · {state}"
-
-
-def _logs_markdown(logs: list[LogPublic]) -> list[str]:
-    lines = ["<details>", f"<summary>Agent log ({len(logs)} lines)</summary>", ""]
-    for log in logs:
-        tool = f" `{log.tool_name}`" if log.tool_name else ""
-        text = log.content or ""
-        if "\n" in text or "`" in text:
-            fence = _fence(text)
-            lines.extend([f"- **{log.kind}**{tool}:", "", f"  {fence}"])
-            lines.extend(f"  {line}" if line else "" for line in text.split("\n"))
-            lines.extend([f"  {fence}", ""])
-        else:
-            lines.append(f"- **{log.kind}**{tool}: {text}")
-    if lines[-1]:
-        lines.append("")
-    return [*lines, "</details>", ""]
-
-
-def _fence(text: str) -> str:
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    return "`" * max(3, longest + 1)
 
 
 def _session_logs(db: Session, session_id: int) -> dict[int, list[LogPublic]]:

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Response, status
 from agentchat.chat import export as exporter
 from agentchat.chat import service, sessions
 from agentchat.chat.deps import ChatSessionDep
+from agentchat.chat.recent_tools import recent_tool_calls
 from agentchat.chat.schemas import (
     DEFAULT_PAGE,
     MAX_PAGE,
@@ -26,6 +27,7 @@ from agentchat.chat.schemas import (
     SessionPublic,
     SessionUpdate,
     StatusFilter,
+    ToolCallPublic,
     VersionPublic,
 )
 from agentchat.chat.views import (
@@ -84,6 +86,16 @@ def list_messages(
     return MessagePage(
         messages=message_publics(db, messages[-limit:]), has_more=len(messages) > limit
     )
+
+
+@router.get("/sessions/{session_id}/tool-calls", operation_id="listRecentToolCalls")
+def list_tool_calls(
+    chat: ChatSessionDep,
+    db: DbSession,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="At most, 1 to 200")] = 30,
+) -> list[ToolCallPublic]:
+    """Short-term memory: tool calls of the recent answers on the active branch, newest first."""
+    return recent_tool_calls(db, chat.id, limit)
 
 
 @router.patch("/sessions/{session_id}", operation_id="updateChatSession")

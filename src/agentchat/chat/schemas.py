@@ -146,3 +146,17 @@ class MessageEdit(CamelModel):
 
 class EditResult(CamelModel):
     new_message_id: int
+
+
+class ToolCallPublic(CamelModel):
+    """One tool call of a recent answer with its result (the short-term memory view)."""
+
+    message_id: int
+    tool_call_id: str | None
+    tool_name: str
+    args: Any = None
+    result: str | None
+    result_chars: int
+    is_error: bool
+    duration_ms: int | None
+    called_at: UtcDateTime | None

@@ -12,10 +12,11 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import and_, delete, exists, func, or_, select, update
+from sqlalchemy import and_, delete, exists, or_, select, update
 from sqlalchemy.orm import Session
 
 from agentchat.chat.schemas import SessionCreate, SessionUpdate, StatusFilter
+from agentchat.chat.search import session_matches
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
 from agentchat.core.clock import utcnow
 from agentchat.core.errors import Conflict, Invalid, NotFound
@@ -129,7 +130,7 @@ def list_sessions(
     if status != "ALL":
         stmt = stmt.where(ChatSession.status == status)
     if q:
-        stmt = stmt.where(func.lower(ChatSession.title).like(_contains(q), escape="/"))
+        stmt = stmt.where(session_matches(db, q))
     if cursor:
         at, last_id = decode_cursor(cursor)
         stmt = stmt.where(
@@ -182,11 +183,6 @@ def decode_cursor(cursor: str) -> tuple[datetime, int]:
         return datetime.fromisoformat(at), int(last_id)
     except (ValueError, TypeError, binascii.Error) as exc:
         raise Invalid("cursor: not a cursor returned by this list") from exc
-
-
-def _contains(q: str) -> str:
-    escaped = q.lower().replace("/", "//").replace("%", "/%").replace("_", "/_")
-    return f"%{escaped}%"
 
 
 def _check_model(db: Session, model_id: int | None) -> None:

@@ -95,7 +95,9 @@ def user_message_for(
         parent_id = leaf.id if leaf else None
     if not text.strip():
         raise Invalid("message: must not be empty")
-    return tree.append_message(db, session_id, parent_id, "USER", text, "SENT", **fields)
+    message = tree.append_message(db, session_id, parent_id, "USER", text, "SENT", **fields)
+    tree.auto_title_if_needed(db, session_id)  # now: a failed or stopped answer keeps it too
+    return message
 
 
 def branch_history(db: Session, session_id: int, message: ChatMessage) -> list[dict[str, Any]]:

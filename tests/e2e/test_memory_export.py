@@ -1,0 +1,69 @@
+"""The memory drawer's short-term tab (recent tool calls across turns) and exporting every
+version from the page's export menu."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.pages import current_session_id, last_assistant, open_chat, send, tid, wait_finished
+
+pytestmark = pytest.mark.e2e
+
+
+def test_recent_tools_tab_lists_tool_calls_across_turns(page: Page, screenshots: Path) -> None:
+    page.set_viewport_size({"width": 1366, "height": 800})
+    open_chat(page)
+    send(page, "first turn\n#tool skills_list {}\n#say one")
+    wait_finished(last_assistant(page), "SUCCESS")
+    send(page, "second turn\n#tool skills_list {}\n#say two")
+    wait_finished(last_assistant(page), "SUCCESS")
+
+    tid(page, "memory-button").click()
+    drawer = tid(page, "memory-drawer")
+    expect(drawer).to_be_visible()
+    tab = page.locator('.n-tabs-tab[data-name="short"]')
+    expect(tab).to_have_text("Recent tools")
+    panel = page.get_by_role("dialog").bounding_box()
+    assert panel is not None
+    for name in ("long", "short", "history", "stats"):
+        box = page.locator(f'.n-tabs-tab[data-name="{name}"]').bounding_box()
+        assert box is not None, name
+        assert panel["x"] <= box["x"] and box["x"] + box["width"] <= panel["x"] + panel["width"]
+    tab.click()
+    calls = tid(drawer, "recent-tool")
+    expect(calls).to_have_count(2)
+    expect(calls.first).to_contain_text("skills_list")
+    calls.first.locator("summary").click()
+    expect(calls.first).to_contain_text("Result")
+    page.screenshot(path=str(screenshots / "memory-recent-tools-1366.png"))
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    for name in ("long", "short", "history", "stats"):
+        box = page.locator(f'.n-tabs-tab[data-name="{name}"]').bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, name
+    page.screenshot(path=str(screenshots / "memory-recent-tools-390.png"))
+
+
+def test_export_menu_offers_every_version(page: Page) -> None:
+    open_chat(page)
+    send(page, "versions please\n#say first version")
+    wait_finished(last_assistant(page), "SUCCESS")
+    current_session_id(page)
+    tid(last_assistant(page), "regenerate-button").click()
+    wait_finished(last_assistant(page), "SUCCESS")
+
+    tid(page, "export-button").click()
+    with page.expect_download() as download:
+        tid(page, "export-md-all").click()
+    assert download.value.suggested_filename.endswith("-all.md")
+    markdown = Path(download.value.path()).read_text(encoding="utf-8")
+    assert "all branches (every version)" in markdown
+    assert "version 1/2" in markdown and "version 2/2" in markdown
+
+    tid(page, "export-button").click()
+    with page.expect_download() as download:
+        tid(page, "export-json-all").click()
+    assert download.value.suggested_filename.endswith("-all.json")
