@@ -1,4 +1,4 @@
-"""Migration 0003 on SQLite, PostgreSQL and MariaDB: the new model columns, and "openai" rows
+"""Migration 0004 on SQLite, PostgreSQL and MariaDB: the new model columns, and "openai" rows
 that meant "any OpenAI-compatible endpoint" renamed unless they point at OpenAI itself."""
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ _INSERT = text(
 
 @pytest.mark.db
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_0003_adds_the_options_and_renames_compatible_endpoints(
+def test_0004_adds_the_options_and_renames_compatible_endpoints(
     dialect: str, tmp_path: Path
 ) -> None:
     url = fresh_database_url(dialect, tmp_path, "models_migration", migrate=False)
-    upgrade(url, "0002")
+    upgrade(url, "0003")
     engine = create_engine(url)
     rows = [
         ("local", "openai", "http://127.0.0.1:8000/v1", True),
@@ -47,7 +47,7 @@ def test_0003_adds_the_options_and_renames_compatible_endpoints(
             ("gpt", "openai", None, None, None, None),
             ("local", "openai-compatible", None, None, None, None),
         ]
-        downgrade(url, "0002")
+        downgrade(url, "0003")
         with engine.connect() as conn:
             providers = conn.execute(text("SELECT provider FROM ai_model_config")).scalars()
             assert set(providers) == {"openai", "anthropic"}

@@ -3,16 +3,16 @@
 "openai" used to mean any OpenAI-compatible endpoint; it now names OpenAI itself, so existing
 rows become "openai-compatible" unless they point at api.openai.com.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-11-30
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003"
-down_revision = "0002"
+revision = "0004"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 
