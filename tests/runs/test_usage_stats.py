@@ -40,3 +40,18 @@ def test_a_new_session_has_no_usage_and_no_context(stack: Stack) -> None:
     session_id = stack.new_session()
     stats = stack.get(f"/api/chat/sessions/{session_id}/stats")
     assert stats["usage"]["promptTokens"] == 0 and stats["context"] is None
+
+
+def test_a_stopped_turn_keeps_the_usage_of_the_calls_it_made(stack: Stack) -> None:
+    session_id = stack.new_session()
+    started = stack.start(session_id, "#usage 1234\n#todo a\n#sleep 20000\n#say never")
+    stack.events(
+        started["runId"], stop=lambda ev: any(e.data.get("kind") == "todo_update" for e in ev)
+    )
+    stack.post(f"/api/chat/runs/{started['runId']}/stop", expect=200)
+    assert stack.events(started["runId"])[-1].event == "workflow_error"
+
+    stats = stack.get(f"/api/chat/sessions/{session_id}/stats")
+
+    assert stats["usage"]["promptTokens"] >= 1234
+    assert stats["usage"]["apiCalls"] >= 1
