@@ -98,6 +98,7 @@ def build_agent(
 ) -> AgentSlot:
     from run_agent import AIAgent
 
+    providers.api_keys_only()
     slot = AgentSlot(agent=None)
     slot.agent = AIAgent(
         base_url=spec.base_url,

@@ -90,7 +90,7 @@ def configure_new_agent(agent: Any, spec: ModelSpec) -> None:
     if kind == "openai-compatible":
         _omit_default_max_tokens(agent)
     if kind == "anthropic":
-        _api_key_only(agent, spec)
+        _no_credential_hunt(agent)
 
 
 def _omit_default_max_tokens(agent: Any) -> None:
@@ -105,27 +105,22 @@ def _omit_default_max_tokens(agent: Any) -> None:
     agent._max_tokens_param = max_tokens_param
 
 
-def _api_key_only(agent: Any, spec: ModelSpec) -> None:
-    """hermes treats keys shaped like Anthropic OAuth tokens ("sk-ant-…" but not
-    "sk-ant-api…") as Claude Code logins: it rewrites the system prompt ("Hermes Agent" →
-    "Claude Code"), renames the tools and sends Claude Code's headers; on a 401 it looks for
-    other credentials on the host (~/.claude, ANTHROPIC_TOKEN). A configured key is an API key
-    here: sent as x-api-key, prompt untouched, no credential hunting."""
-    from agent.anthropic_adapter import _common_betas_for_base_url, _get_anthropic_sdk
+def api_keys_only() -> None:
+    """hermes takes keys shaped like Anthropic OAuth tokens ("sk-ant-…" but not "sk-ant-api…")
+    for Claude Code logins: it rewrites the system prompt ("Hermes Agent" → "Claude Code"),
+    renames the tools, sends Claude Code's headers, also for the summariser and after a
+    fallback. A key configured here is an API key (x-api-key, prompt untouched), so the bridge
+    process answers "not OAuth" for every key. Idempotent; call before building an agent."""
+    from agent import anthropic_adapter
 
-    sdk = _get_anthropic_sdk()
-    if sdk is None:
-        raise RuntimeError("the anthropic package is not installed (it is in requirements.lock)")
-    agent._is_anthropic_oauth = False
+    anthropic_adapter._is_oauth_token = _never_oauth
+
+
+def _never_oauth(_key: object) -> bool:
+    return False
+
+
+def _no_credential_hunt(agent: Any) -> None:
+    """On a 401 hermes looks for other Anthropic credentials on the host (~/.claude,
+    ANTHROPIC_TOKEN) and switches to them; the bridge uses only the configured key."""
     agent._try_refresh_anthropic_client_credentials = lambda *a, **k: False
-    betas = _common_betas_for_base_url(spec.base_url)
-    headers = {"anthropic-beta": ",".join(betas)} if betas else None
-    old = agent._anthropic_client
-    agent._anthropic_client = sdk.Anthropic(
-        api_key=spec.api_key or "no-key",
-        base_url=spec.base_url,
-        timeout=getattr(old, "timeout", None) or 300.0,
-        default_headers=headers,
-    )
-    if old is not None:
-        old.close()
