@@ -12,7 +12,8 @@ FRONT_BUILD := src/agentchat/static/index.html
 HOST ?=
 PORT ?=
 
-.PHONY: setup run test lint typecheck pytest frontend frontend-test services browser bench dist clean
+.PHONY: setup run test lint typecheck pytest frontend frontend-test services browser bench dist clean \
+	api-types api-types-check
 
 # What running needs (requirements.lock) for `make run`; the test tools on top for the rest.
 setup: $(STAMP) $(FRONT_BUILD)
@@ -54,9 +55,26 @@ services:
 browser:
 	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
-lint: $(STAMP)
+lint: $(STAMP) api-types-check
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+
+# The page's API types, generated from the app's OpenAPI document (no server started).
+# `make api-types` after changing a schema or a route; `make lint` fails while they are stale.
+API_TYPES := frontend/src/api/openapi.d.ts
+OPENAPI_TS := frontend/node_modules/.bin/openapi-typescript --default-non-nullable false
+
+api-types: $(STAMP) $(FRONT_STAMP)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(BIN)/python scripts/openapi.py "$$tmp/openapi.json" && \
+	$(OPENAPI_TS) "$$tmp/openapi.json" -o $(API_TYPES) >/dev/null
+
+api-types-check: $(STAMP) $(FRONT_STAMP)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(BIN)/python scripts/openapi.py "$$tmp/openapi.json" && \
+	$(OPENAPI_TS) "$$tmp/openapi.json" -o "$$tmp/openapi.d.ts" >/dev/null && \
+	{ diff -q "$$tmp/openapi.d.ts" $(API_TYPES) >/dev/null || \
+	  { echo "$(API_TYPES) is stale: run 'make api-types'" >&2; exit 1; }; }
 
 typecheck: $(STAMP)
 	$(BIN)/mypy src

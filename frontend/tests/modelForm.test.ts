@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Model } from '@/api/types'
+import type { Model } from '@/api/schema'
 import { blankForm, bodyOf, formOf } from '@/lib/modelForm'
 
 const model: Model = {

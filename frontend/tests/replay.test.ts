@@ -21,7 +21,7 @@ describe('replay', () => {
       emptyRunState('r'),
     )
     const replayed = replayLogs(logs, emptyRunState('r'))
-    const pick = (s: typeof live) => [s.thinking, s.statusLine, s.toolHistory, s.todos, s.pendingAsk, s.clarifications]
+    const pick = (s: typeof live) => [s.thinking, s.statusLine, s.toolHistory, s.todos, s.pendingClarify, s.clarifications]
     expect(pick(replayed)).toEqual(pick(live))
   })
 
@@ -39,7 +39,7 @@ describe('replay', () => {
     expect(s.status).toBe('SUCCESS')
     expect(s.answer).toBe('The answer')
     expect(s.toolCount).toBe(1)
-    expect(s.pendingAsk).toBeNull()
+    expect(s.pendingClarify).toBeNull()
     expect(s.statusLine).toBe('')
     expect((s.endedAt! - s.startedAt!) / 1000).toBe(12)
   })
@@ -52,15 +52,15 @@ describe('replay', () => {
   it('leaves a RUNNING message running with its pending clarify', () => {
     const s = buildReplayState(message(3, { role: 'ASSISTANT', status: 'RUNNING', logs: logs.slice(0, 6) }))
     expect(s.status).toBe('RUNNING')
-    expect(s.pendingAsk?.clarifyId).toBe('c')
+    expect(s.pendingClarify?.clarifyId).toBe('c')
   })
 
   it('builds the polling snapshot with the server pending clarify', () => {
     const s = buildSnapshotState({
-      runId: 'r', sessionId: 1, messageId: 3, status: 'RUNNING', eventCount: 4, logs: logs.slice(0, 4),
-      pendingClarify: { clarifyId: 'z', question: 'Q', choices: null },
+      runId: 'r', sessionId: 1, messageId: 3, status: 'RUNNING', eventCount: 4, finalText: null, error: null, logs: logs.slice(0, 4),
+      pendingClarify: { clarifyId: 'z', question: 'Q', choices: [] },
     })
-    expect(s.pendingAsk).toEqual({ clarifyId: 'z', question: 'Q', choices: [] })
+    expect(s.pendingClarify).toEqual({ clarifyId: 'z', question: 'Q', choices: [] })
     expect(s.toolHistory[0].result).toBe('file body')
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RunEvent } from '@/api/types'
+import type { RunEvent } from '@/lib/runState'
 import { applyEvent, durationSeconds, emptyRunState, parseTodos, type RunState } from '@/lib/runState'
 
 let nextId = 1
@@ -37,6 +37,39 @@ describe('applyEvent', () => {
     expect(s.toolCount).toBe(2)
   })
 
+  it('pairs results with their calls by toolCallId when two calls of one tool run at once', () => {
+    nextId = 1
+    const call = (id: string, query: string) =>
+      ns('tool_call', query, { toolName: 'web_search', meta: { toolCallId: id, args: { query } } })
+    const result = (id: string, text: string, durationMs: number) =>
+      ns('tool_result', text, { toolName: 'web_search', meta: { toolCallId: id, durationMs } })
+    let s = fold([call('call-1', 'cats'), call('call-2', 'dogs')])
+    expect(s.currentTool?.toolCallId).toBe('call-2')
+    s = fold([result('call-2', 'about dogs', 40)], s) // the second call answers first
+    expect(s.currentTool?.toolCallId).toBe('call-1')
+    s = fold([result('call-1', 'about cats', 90)], s)
+    expect(s.toolHistory.map((t) => [t.toolCallId, t.input, t.result, t.durationMs, t.done])).toEqual([
+      ['call-1', { query: 'cats' }, 'about cats', 90, true],
+      ['call-2', { query: 'dogs' }, 'about dogs', 40, true],
+    ])
+    expect(s.currentTool).toBeNull()
+    expect(s.toolCount).toBe(2)
+  })
+
+  it('pairs by tool name only for stored logs without a toolCallId', () => {
+    nextId = 1
+    const s = fold([
+      ns('tool_call', 'a', { toolName: 'read_file' }),
+      ns('tool_call', 'q', { toolName: 'web_search' }),
+      ns('tool_result', 'file', { toolName: 'read_file' }),
+    ])
+    expect(s.toolHistory.map((t) => [t.name, t.result])).toEqual([
+      ['read_file', 'file'],
+      ['web_search', null],
+    ])
+    expect(s.currentTool?.name).toBe('web_search')
+  })
+
   it('keeps a result without a matching call', () => {
     nextId = 1
     const s = fold([ns('tool_result', 'orphan', { toolName: 'x' })])
@@ -60,9 +93,9 @@ describe('applyEvent', () => {
   it('opens and closes a clarify request', () => {
     nextId = 1
     let s = fold([ns('clarify_request', '', { meta: { clarifyId: 'c1', question: 'Which?', choices: ['A', 'B'] } })])
-    expect(s.pendingAsk).toEqual({ clarifyId: 'c1', question: 'Which?', choices: ['A', 'B'] })
+    expect(s.pendingClarify).toEqual({ clarifyId: 'c1', question: 'Which?', choices: ['A', 'B'] })
     s = fold([ns('clarify_answered', '', { meta: { clarifyId: 'c1', answer: 'B' } })], s)
-    expect(s.pendingAsk).toBeNull()
+    expect(s.pendingClarify).toBeNull()
     expect(s.clarifications).toEqual([{ clarifyId: 'c1', question: 'Which?', answer: 'B' }])
   })
 
@@ -108,9 +141,10 @@ describe('applyEvent', () => {
 })
 
 describe('helpers', () => {
-  it('parseTodos accepts {todos} and fills defaults', () => {
-    expect(parseTodos({ todos: [{ content: 'x' }] })).toEqual([{ id: '1', content: 'x', status: 'pending' }])
+  it('parseTodos reads the JSON list and fills defaults', () => {
+    expect(parseTodos(JSON.stringify([{ content: 'x' }]))).toEqual([{ id: '1', content: 'x', status: 'pending' }])
     expect(parseTodos('3')).toBeNull()
+    expect(parseTodos(null)).toBeNull()
   })
 
   it('durationSeconds rounds and uses now for running runs', () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { effectScope } from 'vue'
-import type { Message, Session } from '@/api/types'
+import type { Message, Session } from '@/api/schema'
 import { useChat } from '@/composables/useChat'
 import { createRunPool, type RunPool } from '@/composables/useGlobalRuns'
 import { setNotifier } from '@/lib/notify'
@@ -18,7 +18,7 @@ let scope: ReturnType<typeof effectScope>
 
 function session(id: number, fields: Partial<Session> = {}): Session {
   return {
-    id, sessionUuid: `u${id}`, title: `S${id}`, modelId: null, skillFolder: null, status: 'ACTIVE', createdAt: '', updatedAt: null,
+    id, sessionUuid: `u${id}`, title: `S${id}`, modelId: null, skillFolder: null, hermesSession: null, status: 'ACTIVE', createdAt: '', updatedAt: '',
     lastMessageAt: null, lastSummarizedAt: null, lastMessagePreview: null, hasActiveRun: false, waitingForInput: false, activeRunId: null, ...fields,
   }
 }
@@ -69,11 +69,11 @@ describe('useChat', () => {
   it('loads a session and replays stored thinking', async () => {
     routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: history, hasMore: true })
     const { c } = chat()
-    await c.load(1)
-    expect(c.messages.value).toHaveLength(2)
-    expect(c.stateOf(c.messages.value[1]).toolHistory[0].name).toBe('search')
-    expect(c.isRunning.value).toBe(false)
-    expect(c.hasMore.value).toBe(true)
+    await c.view.load(1)
+    expect(c.view.messages.value).toHaveLength(2)
+    expect(c.view.stateOf(c.view.messages.value[1]).toolHistory[0].name).toBe('search')
+    expect(c.actions.isRunning.value).toBe(false)
+    expect(c.view.hasMore.value).toBe(true)
   })
 
   it('sends, streams through the pool, and finishes the message', async () => {
@@ -83,23 +83,23 @@ describe('useChat', () => {
       return json(201, { runId: 'r1', messageId: 11, userMessageId: 10 })
     }
     const { c, onSessionChanged } = chat()
-    await c.load(1)
-    expect(await c.send('  Why?  ')).toBe(true)
-    expect(c.messages.value.map((m) => [m.id, m.role, m.status])).toEqual([
+    await c.view.load(1)
+    expect(await c.actions.send('  Why?  ')).toBe(true)
+    expect(c.view.messages.value.map((m) => [m.id, m.role, m.status])).toEqual([
       [1, 'USER', 'SENT'], [2, 'ASSISTANT', 'SUCCESS'], [10, 'USER', 'SENT'], [11, 'ASSISTANT', 'RUNNING'],
     ])
-    expect(c.isRunning.value).toBe(true)
-    expect(c.currentRunId.value).toBe('r1')
+    expect(c.actions.isRunning.value).toBe(true)
+    expect(c.view.currentRunId.value).toBe('r1')
     await until(() => stub.opened.length === 1)
     expect(stub.last().runs).toEqual(['r1'])
     stub.last().send('r1', 1, 'node_stream', { kind: 'answer_delta', content: 'Because' })
-    await until(() => c.stateOf(c.messages.value[3]).answer === 'Because')
+    await until(() => c.view.stateOf(c.view.messages.value[3]).answer === 'Because')
     stub.last().send('r1', 2, 'context_compacted', { summary: 'short', summaryMessageId: 50 })
     stub.last().send('r1', 3, 'workflow_complete', { messageId: 11, finalText: 'Because.' })
-    await until(() => c.messages.value.some((m) => m.id === 11 && m.status === 'SUCCESS'))
-    expect(c.messages.value.find((m) => m.id === 11)!.content).toBe('Because.')
-    expect(c.messages.value.find((m) => m.id === 50)).toMatchObject({ role: 'SYSTEM', status: 'SUMMARY', content: 'short' })
-    expect(c.isRunning.value).toBe(false)
+    await until(() => c.view.messages.value.some((m) => m.id === 11 && m.status === 'SUCCESS'))
+    expect(c.view.messages.value.find((m) => m.id === 11)!.content).toBe('Because.')
+    expect(c.view.messages.value.find((m) => m.id === 50)).toMatchObject({ role: 'SYSTEM', status: 'SUMMARY', content: 'short' })
+    expect(c.actions.isRunning.value).toBe(false)
     expect(onSessionChanged).toHaveBeenCalledWith(1)
     expect(localStorage.getItem('agentchat.lock.session.1')).toBeNull()
   })
@@ -108,8 +108,8 @@ describe('useChat', () => {
     routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: [], hasMore: false })
     new TabLock({ tabId: 'other' }).acquire(1)
     const { c } = chat()
-    await c.load(1)
-    expect(await c.send('hello')).toBe(false)
+    await c.view.load(1)
+    expect(await c.actions.send('hello')).toBe(false)
     expect(errors[0]).toMatch(/another tab/)
     expect(calls.some((k) => k.startsWith('POST'))).toBe(false)
   })
@@ -118,8 +118,8 @@ describe('useChat', () => {
     routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: [], hasMore: false })
     routes['POST /api/chat/sessions/1/runs'] = () => json(429, { error: { code: 'too_many_runs', message: 'Too many runs at once' } })
     const { c } = chat()
-    await c.load(1)
-    expect(await c.send('hello')).toBe(false)
+    await c.view.load(1)
+    expect(await c.actions.send('hello')).toBe(false)
     expect(errors).toEqual(['Too many runs at once'])
     expect(localStorage.getItem('agentchat.lock.session.1')).toBeNull()
   })
@@ -129,17 +129,17 @@ describe('useChat', () => {
     routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: [message(3), running], hasMore: false })
     routes['GET /api/chat/sessions/2'] = () => ({ session: session(2), messages: [], hasMore: false })
     const { c } = chat()
-    await c.load(1)
-    expect(c.isRunning.value).toBe(true)
+    await c.view.load(1)
+    expect(c.actions.isRunning.value).toBe(true)
     await until(() => stub.opened.length === 1)
     expect(stub.last().lastIds).toEqual([0])
-    await c.load(2)
+    await c.view.load(2)
     stub.last().send('live', 1, 'node_stream', { kind: 'thinking', content: 'while away' })
     await until(() => pool.getState('live')?.thinking === 'while away')
     expect(stub.last().aborted).toBe(false)
     expect(pool.isRunning(1)).toBe(true)
-    await c.load(1)
-    expect(c.stateOf(c.messages.value[1]).thinking).toBe('while away')
+    await c.view.load(1)
+    expect(c.view.stateOf(c.view.messages.value[1]).thinking).toBe('while away')
     expect(stub.opened).toHaveLength(1)
   })
 
@@ -154,8 +154,8 @@ describe('useChat', () => {
       return json(201, { runId: 'r2', messageId: 21, userMessageId: 20 })
     }
     const { c } = chat()
-    await c.load(1)
-    expect(await c.editAndResend(1, 'Hi again')).toBe(true)
+    await c.view.load(1)
+    expect(await c.actions.editAndResend(1, 'Hi again')).toBe(true)
     expect(calls.filter((k) => k.startsWith('GET /api/chat/sessions/1'))).toHaveLength(2) // reloaded
     await until(() => stub.opened.length === 1)
     expect(stub.last().runs).toEqual(['r2'])
@@ -173,13 +173,13 @@ describe('useChat', () => {
       return { activeMessageId: 5 }
     }
     const { c } = chat()
-    await c.load(1)
-    expect(await c.regenerate(2)).toBe(true)
+    await c.view.load(1)
+    expect(await c.actions.regenerate(2)).toBe(true)
     await until(() => stub.opened.length === 1)
     expect(stub.last().runs).toEqual(['r3'])
     stub.last().send('r3', 1, 'workflow_complete', { finalText: 'x' })
     await until(() => !pool.isRunning(1))
-    await c.switchVersion(c.messages.value[1], -1)
+    await c.view.switchVersion(c.view.messages.value[1], -1)
     expect(activated).toBe(5)
   })
 
@@ -190,10 +190,10 @@ describe('useChat', () => {
       return { messages: [message(49), message(50)], hasMore: false }
     }
     const { c } = chat()
-    await c.load(1)
-    await c.loadOlder()
-    expect(c.messages.value.map((m) => m.id)).toEqual([49, 50, 51, 52])
-    expect(c.hasMore.value).toBe(false)
+    await c.view.load(1)
+    await c.view.loadOlder()
+    expect(c.view.messages.value.map((m) => m.id)).toEqual([49, 50, 51, 52])
+    expect(c.view.hasMore.value).toBe(false)
   })
 
   it('answers a clarify request through the run resume endpoint', async () => {
@@ -204,12 +204,12 @@ describe('useChat', () => {
     pool.dispose()
     pool = createRunPool({ fetch: stub.fetch, backoffMs: [5], cleanupMs: 1000 })
     const { c } = chat()
-    await c.load(1)
+    await c.view.load(1)
     await until(() => stub.opened.length === 1)
     stub.last().send('live', 1, 'node_stream', { kind: 'clarify_request', content: '', meta: { clarifyId: 'k', question: 'Which?', choices: ['a'] } })
-    await until(() => c.pendingAsk.value !== null)
-    expect(await c.submitClarify('a')).toBe(true)
+    await until(() => c.actions.pendingClarify.value !== null)
+    expect(await c.actions.submitClarify('a')).toBe(true)
     expect(resumed).toEqual({ clarifyId: 'k', answer: 'a' })
-    expect(c.pendingAsk.value).toBeNull()
+    expect(c.actions.pendingClarify.value).toBeNull()
   })
 })

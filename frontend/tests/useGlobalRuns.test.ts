@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiError } from '@/api/http'
-import type { RunSnapshot } from '@/api/types'
+import type { RunSnapshot } from '@/api/schema'
 import { createRunPool, type RunPool } from '@/composables/useGlobalRuns'
 import { streamFetch, until } from './streamStub'
 
@@ -96,9 +96,9 @@ describe('useGlobalRuns', () => {
     const stub = streamFetch({ status: () => 503 })
     let status = 'RUNNING'
     const getState = vi.fn(async (runId: string): Promise<RunSnapshot> => ({
-      runId, sessionId: 1, messageId: 9, status, eventCount: 4,
+      runId, sessionId: 1, messageId: 9, status, eventCount: 4, finalText: null, error: null,
       pendingClarify: { clarifyId: 'c', question: 'Q?', choices: ['x'] },
-      logs: [{ seq: 1, kind: 'tool_call', content: 'args', toolName: 'search', meta: null, createdAt: null }],
+      logs: [{ seq: 1, kind: 'tool_call', content: 'args', toolName: 'search', meta: null }],
     }))
     pool = createRunPool({ fetch: stub.fetch, getState, backoffMs: [1, 1], pollMs: 5, streamRetryMs: 100_000, cleanupMs: 1000 })
     const events: string[] = []
@@ -107,7 +107,7 @@ describe('useGlobalRuns', () => {
     await until(() => pool!.connection.polling)
     expect(stub.opened.length).toBe(3) // first try + two back-off retries
     await until(() => pool!.getState('a')?.toolHistory.length === 1)
-    expect(pool.getPendingAsk('a')?.clarifyId).toBe('c')
+    expect(pool.getPendingClarify('a')?.clarifyId).toBe('c')
     expect(pool.isReconnecting('a')).toBe(true)
     expect(pool.waitingForInput(1)).toBe(true)
     status = 'SUCCESS'
@@ -121,7 +121,7 @@ describe('useGlobalRuns', () => {
     const stub = streamFetch({ status: (n) => (n < 2 ? 503 : 200) })
     const getState = vi.fn(async (runId: string): Promise<RunSnapshot> => {
       calls++
-      return { runId, sessionId: 1, messageId: 9, status: 'RUNNING', eventCount: 0, pendingClarify: null, logs: [] }
+      return { runId, sessionId: 1, messageId: 9, status: 'RUNNING', eventCount: 0, finalText: null, error: null, pendingClarify: null, logs: [] }
     })
     let now = 0
     pool = createRunPool({ fetch: stub.fetch, getState, backoffMs: [1], pollMs: 2, streamRetryMs: 3, cleanupMs: 1000, now: () => (now += 1) })
@@ -154,11 +154,11 @@ describe('useGlobalRuns', () => {
     pool.track('a', { sessionId: 1 })
     await until(() => stub.opened.length === 1)
     stub.last().send('a', 1, 'node_stream', { kind: 'clarify_request', content: '', meta: { clarifyId: 'c1', question: 'Q', choices: ['y', 'n'] } })
-    await until(() => pool.getPendingAsk('a') !== null)
+    await until(() => pool.getPendingClarify('a') !== null)
     expect(pool.waitingForInput(1)).toBe(true)
     await pool.submitClarify('a', 'c1', 'y')
     expect(resumeRun).toHaveBeenCalledWith('a', 'c1', 'y')
-    expect(pool.getPendingAsk('a')).toBeNull()
+    expect(pool.getPendingClarify('a')).toBeNull()
   })
 
   it('track is idempotent: switching sessions never opens a second stream for a run', async () => {
@@ -175,7 +175,7 @@ describe('useGlobalRuns', () => {
 describe('useGlobalRuns with the server id format', () => {
   it('reads "<runId>:<N>" ids and settles a run_unknown run from /state', async () => {
     const getState = vi.fn(async (runId: string): Promise<RunSnapshot> => ({
-      runId, sessionId: 1, messageId: 9, status: 'SUCCESS', eventCount: 7, pendingClarify: null, logs: [],
+      runId, sessionId: 1, messageId: 9, status: 'SUCCESS', eventCount: 7, finalText: null, error: null, pendingClarify: null, logs: [],
     }))
     const stub = streamFetch()
     pool = createRunPool({ fetch: stub.fetch, getState, backoffMs: [5], cleanupMs: 1000 })

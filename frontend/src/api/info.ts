@@ -1,12 +1,8 @@
 // What the server runs with (GET /api/info): version, agent toolsets, access, bridges.
 import { http } from './http'
+import type { ServerInfo } from './schema'
 
-export interface ServerInfo {
-  version: string
-  toolsets: string[]
-  authRequired: boolean
-  bridgeCount?: number
-}
+export type { ServerInfo }
 
 export const infoApi = {
   get: () => http.get<ServerInfo>('/api/info'),

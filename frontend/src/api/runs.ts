@@ -1,16 +1,15 @@
 // Runs: start, regenerate, state snapshot, clarify answer, stop (docs/contracts.md "Runs").
 import { http, query } from './http'
-import type { RunSnapshot, StartRunBody, StartRunResult } from './types'
+import type { Regenerated, RunSnapshot, StartRunBody, StartRunResult } from './schema'
 
 export const runsApi = {
   start: (sessionId: number, body: StartRunBody) =>
     http.post<StartRunResult>(`/api/chat/sessions/${sessionId}/runs`, body),
-  regenerate: (messageId: number) =>
-    http.post<{ runId: string; newMessageId: number }>(`/api/chat/messages/${messageId}/regenerate`),
+  regenerate: (messageId: number) => http.post<Regenerated>(`/api/chat/messages/${messageId}/regenerate`),
   state: (runId: string) => http.get<RunSnapshot>(`/api/chat/runs/${encodeURIComponent(runId)}/state`),
   resume: (runId: string, clarifyId: string, answer: string) =>
-    http.post<unknown>(`/api/chat/runs/${encodeURIComponent(runId)}/resume`, { clarifyId, answer }),
-  stop: (runId: string) => http.post<unknown>(`/api/chat/runs/${encodeURIComponent(runId)}/stop`),
+    http.post<RunSnapshot>(`/api/chat/runs/${encodeURIComponent(runId)}/resume`, { clarifyId, answer }),
+  stop: (runId: string) => http.post<RunSnapshot>(`/api/chat/runs/${encodeURIComponent(runId)}/stop`),
   /** The multiplexed stream of several runs, each resumed after its last seen event id. */
   streamUrl: (runs: { runId: string; lastEventId: number }[]) =>
     `/api/chat/stream${query({

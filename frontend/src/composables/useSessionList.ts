@@ -1,12 +1,13 @@
 // The session list of the sidebar: search, paging, create, rename, archive, delete. Sessions
-// with a live run are handed to the run pool so their spinners follow the run.
-import { ref } from 'vue'
+// with a live run are handed to the run pool so their spinners follow the run. A new search
+// text (after a pause in typing) or the archive switch loads the list again.
+import { getCurrentScope, onScopeDispose, ref, watch } from 'vue'
 import { chatApi } from '@/api/chat'
-import type { Session } from '@/api/types'
+import type { Session } from '@/api/schema'
 import { notifyError } from '@/lib/notify'
 import { useGlobalRuns, type RunPool } from './useGlobalRuns'
 
-export function useSessionList(pool: RunPool = useGlobalRuns()) {
+export function useSessionList(pool: RunPool = useGlobalRuns(), searchDelayMs = 250) {
   const items = ref<Session[]>([])
   const query = ref('')
   const archived = ref(false)
@@ -90,6 +91,14 @@ export function useSessionList(pool: RunPool = useGlobalRuns()) {
   function isWaiting(s: Session): boolean {
     return pool.sessionRun(s.id) ? pool.waitingForInput(s.id) : s.waitingForInput
   }
+
+  let searchTimer: ReturnType<typeof setTimeout> | undefined
+  watch(query, () => {
+    clearTimeout(searchTimer)
+    searchTimer = setTimeout(() => void load(), searchDelayMs)
+  })
+  watch(archived, () => void load())
+  if (getCurrentScope()) onScopeDispose(() => clearTimeout(searchTimer))
 
   return { items, query, archived, hasMore, loading, load, create, rename, setArchived, remove, isRunning, isWaiting }
 }

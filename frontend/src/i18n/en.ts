@@ -25,7 +25,7 @@ export default {
     title: 'Thinking', running: 'Working…', summary: 'thought {seconds} s · {tools} tool calls',
     stream: 'Thinking stream', tools: 'Tool calls', currentTool: 'Running tool', noResult: 'running…',
     args: 'Arguments', result: 'Result', todos: 'To-do list', reconnecting: 'Reconnecting…', polling: 'Connection lost — checking for updates',
-    ask: 'The agent asks', answerPlaceholder: 'Your answer', submit: 'Answer', answered: 'Answered: {answer}', expand: 'Show details', collapse: 'Hide details',
+    clarify: 'The agent asks', answerPlaceholder: 'Your answer', submit: 'Answer', answered: 'Answered: {answer}', expand: 'Show details', collapse: 'Hide details',
   },
   todo: { pending: 'pending', in_progress: 'in progress', completed: 'done', cancelled: 'cancelled' },
   memory: {

@@ -25,7 +25,7 @@ export default {
     title: '思考过程', running: '思考中…', summary: '思考 {seconds} 秒 · {tools} 次工具调用',
     stream: '思考流', tools: '工具调用', currentTool: '当前工具', noResult: '运行中…',
     args: '参数', result: '结果', todos: '待办清单', reconnecting: '重连中…', polling: '连接断开 —— 正在轮询更新',
-    ask: 'Agent 提问', answerPlaceholder: '你的回答', submit: '回答', answered: '已回答：{answer}', expand: '展开思考过程', collapse: '收起',
+    clarify: 'Agent 提问', answerPlaceholder: '你的回答', submit: '回答', answered: '已回答：{answer}', expand: '展开思考过程', collapse: '收起',
   },
   todo: { pending: '待办', in_progress: '进行中', completed: '已完成', cancelled: '已取消' },
   memory: {

@@ -1,5 +1,8 @@
 // The Models page form: what it starts from and what it sends (docs/contracts.md, "Models").
-import type { Model, ModelInput, Provider, ReasoningEffort } from '@/api/types'
+import type { Model, ModelCreate } from '@/api/schema'
+
+export type Provider = NonNullable<ModelCreate['provider']>
+export type ReasoningEffort = NonNullable<ModelCreate['reasoningEffort']>
 
 export interface ModelForm {
   name: string
@@ -54,15 +57,15 @@ export function formOf(model: Model): ModelForm {
 /** The request body. No key keeps the stored one; no context length takes the default; an empty
  * base URL takes the provider's public endpoint; emptied options are cleared on edit (null)
  * and left out on create. Temperature is never sent for Anthropic. */
-export function bodyOf(form: ModelForm, editing: boolean): ModelInput {
+export function bodyOf(form: ModelForm, editing: boolean): ModelCreate {
   const { apiKey, contextLength, baseUrl, maxOutputTokens, temperature, reasoningEffort, fallbackModelId, ...rest } = form
-  const options: ModelInput = {
+  const options: Partial<ModelCreate> = {
     maxOutputTokens,
     temperature: takesTemperature(form.provider) ? temperature : null,
     reasoningEffort,
     fallbackModelId,
   }
-  const kept = Object.fromEntries(Object.entries(options).filter(([, v]) => editing || v !== null)) as ModelInput
+  const kept = Object.fromEntries(Object.entries(options).filter(([, v]) => editing || v !== null)) as Partial<ModelCreate>
   return {
     ...rest,
     ...kept,

@@ -1,6 +1,6 @@
 // Rebuild a run's state from stored logs: a message of an old session, or the /state snapshot
 // a client polls when it lost the stream. Same reducer as live events, so the same rendering.
-import type { Log, Message, RunSnapshot } from '@/api/types'
+import type { Log, Message, RunLog, RunSnapshot } from '@/api/schema'
 import { applyNodeStream, emptyRunState, isTerminal, type RunState, type RunStatus } from './runState'
 
 export function parseTime(value: string | null | undefined): number | null {
@@ -10,27 +10,23 @@ export function parseTime(value: string | null | undefined): number | null {
 }
 
 /** Fold logs (ordered by seq) into a run state. */
-export function replayLogs(logs: Log[], base: RunState = emptyRunState()): RunState {
+export function replayLogs(logs: (Log | RunLog)[], base: RunState = emptyRunState()): RunState {
   const ordered = [...logs].sort((a, b) => a.seq - b.seq)
-  return ordered.reduce((s, log) => applyNodeStream(s, log as unknown as Record<string, unknown>), base)
+  return ordered.reduce(applyNodeStream, base)
 }
 
-function runStatus(status: string): RunStatus {
-  const upper = status.toUpperCase()
-  if (upper === 'SUCCESS' || upper === 'COMPLETED' || upper === 'COMPLETE') return 'SUCCESS'
-  if (upper === 'FAILED' || upper === 'ERROR') return 'FAILED'
-  if (upper === 'STOPPED' || upper === 'CANCELLED') return 'STOPPED'
-  return 'RUNNING'
+/** A message's or snapshot's status as a run status (SENT, SUMMARY… are not runs: RUNNING). */
+export function runStatus(status: string): RunStatus {
+  return isTerminal(status) ? status : 'RUNNING'
 }
 
 /** The thinking panel of a stored assistant message. */
 export function buildReplayState(message: Message): RunState {
-  const firstLog = message.logs?.length ? parseTime(message.logs[0].createdAt) : null
-  const base = emptyRunState(message.runId, parseTime(message.createdAt) ?? firstLog)
-  let s = replayLogs(message.logs ?? [], { ...base, messageId: message.id })
+  const logs = message.logs
+  const base = emptyRunState(message.runId, parseTime(message.createdAt) ?? parseTime(logs[0]?.createdAt))
+  let s = replayLogs(logs, { ...base, messageId: message.id })
   const status = runStatus(message.status)
   if (isTerminal(status)) {
-    const lastLog = message.logs?.length ? parseTime(message.logs[message.logs.length - 1].createdAt) : null
     s = {
       ...s,
       status,
@@ -38,9 +34,9 @@ export function buildReplayState(message: Message): RunState {
       error: message.error,
       usage: message.usage,
       currentTool: null,
-      pendingAsk: null,
+      pendingClarify: null,
       statusLine: '',
-      endedAt: parseTime(message.completedAt) ?? lastLog,
+      endedAt: parseTime(message.completedAt) ?? parseTime(logs[logs.length - 1]?.createdAt),
     }
   } else if (message.content) {
     s = { ...s, answer: message.content }
@@ -51,13 +47,7 @@ export function buildReplayState(message: Message): RunState {
 /** The state shown while polling /state: snapshot logs and pending clarify. */
 export function buildSnapshotState(snapshot: RunSnapshot, startedAt: number | null = null): RunState {
   const base = { ...emptyRunState(snapshot.runId, startedAt), messageId: snapshot.messageId }
-  let s = replayLogs(snapshot.logs ?? [], base)
-  const p = snapshot.pendingClarify
-  s = { ...s, pendingAsk: p ? { clarifyId: p.clarifyId, question: p.question, choices: p.choices ?? [] } : null }
+  const s = { ...replayLogs(snapshot.logs, base), pendingClarify: snapshot.pendingClarify }
   const status = runStatus(snapshot.status)
-  return isTerminal(status) ? { ...s, status, pendingAsk: null, currentTool: null } : s
-}
-
-export function snapshotStatus(snapshot: RunSnapshot): RunStatus {
-  return runStatus(snapshot.status)
+  return isTerminal(status) ? { ...s, status, pendingClarify: null, currentTool: null } : s
 }

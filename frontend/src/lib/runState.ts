@@ -1,16 +1,39 @@
 // The state of one run (one assistant message) and the reducer that applies run events to it.
 // Live streams, the /state snapshot and stored logs all go through applyEvent, so a replayed
 // message looks exactly like a live one.
-import type { RunEvent } from '@/api/types'
+import type { PendingClarify } from '@/api/schema'
 import { stripHermesDecoration } from './decoration'
+
+export type { PendingClarify }
 
 export type RunStatus = 'RUNNING' | 'SUCCESS' | 'FAILED' | 'STOPPED'
 
+/** One event of a run stream as the page receives it: the SSE id, name and parsed data. */
+export interface RunEvent {
+  id: number | null
+  event: string
+  data: Record<string, unknown>
+}
+
+/** A node_stream event's payload, or a stored log line (same fields). */
+export interface NodeItem {
+  kind: string
+  content: string | null
+  toolName?: string | null
+  meta?: unknown
+}
+
 export interface ToolCall {
   index: number
+  /** hermes' id of the call; results pair with their call by it (calls run concurrently). */
+  toolCallId: string | null
   name: string
+  /** The one-line preview of the arguments. */
   args: string
+  /** The real arguments (meta.args), when the event carried them. */
+  input: Record<string, unknown> | null
   result: string | null
+  durationMs: number | null
   done: boolean
 }
 
@@ -20,13 +43,7 @@ export interface TodoItem {
   status: string
 }
 
-export interface PendingAsk {
-  clarifyId: string
-  question: string
-  choices: string[]
-}
-
-export interface Clarification {
+export interface ClarifyAnswered {
   clarifyId: string
   question: string
   answer: string
@@ -42,12 +59,12 @@ export interface RunState {
   toolHistory: ToolCall[]
   toolCount: number
   todos: TodoItem[]
-  pendingAsk: PendingAsk | null
-  clarifications: Clarification[]
+  pendingClarify: PendingClarify | null
+  clarifications: ClarifyAnswered[]
   answer: string
   error: string | null
   summaries: string[]
-  usage: Record<string, unknown> | null
+  usage: unknown
   startedAt: number | null
   endedAt: number | null
   lastEventId: number
@@ -64,7 +81,7 @@ export function emptyRunState(runId: string | null = null, startedAt: number | n
     toolHistory: [],
     toolCount: 0,
     todos: [],
-    pendingAsk: null,
+    pendingClarify: null,
     clarifications: [],
     answer: '',
     error: null,
@@ -78,7 +95,7 @@ export function emptyRunState(runId: string | null = null, startedAt: number | n
 
 export const TERMINAL_EVENTS = new Set(['workflow_complete', 'workflow_error'])
 
-export function isTerminal(status: string): boolean {
+export function isTerminal(status: string): status is Exclude<RunStatus, 'RUNNING'> {
   return status === 'SUCCESS' || status === 'FAILED' || status === 'STOPPED'
 }
 
@@ -91,101 +108,119 @@ function record(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
 }
 
-/** The todo list from a todo_update content: a JSON list, or {todos: [...]}. */
-export function parseTodos(content: unknown): TodoItem[] | null {
-  let value: unknown = content
-  if (typeof content === 'string') {
-    try {
-      value = JSON.parse(content)
-    } catch {
-      return null
-    }
+/** The todo list of a todo_update: its content is the full list as JSON. */
+export function parseTodos(content: string | null): TodoItem[] | null {
+  let list: unknown
+  try {
+    list = JSON.parse(content ?? '')
+  } catch {
+    return null
   }
-  const list = Array.isArray(value) ? value : record(value).todos
   if (!Array.isArray(list)) return null
   return list.map((item, i) => {
     const r = record(item)
-    return { id: str(r.id ?? i + 1), content: str(r.content ?? r.text ?? item), status: str(r.status || 'pending') }
+    return { id: str(r.id ?? i + 1), content: str(r.content), status: str(r.status || 'pending') }
   })
 }
 
-function parseAsk(meta: Record<string, unknown>): PendingAsk | null {
+function parseClarify(meta: Record<string, unknown>): PendingClarify | null {
   const clarifyId = str(meta.clarifyId)
   if (!clarifyId) return null
   const choices = Array.isArray(meta.choices) ? meta.choices.map(str) : []
   return { clarifyId, question: str(meta.question), choices }
 }
 
-function onToolCall(s: RunState, name: string, args: string): RunState {
-  const call: ToolCall = { index: s.toolHistory.length, name, args, result: null, done: false }
+function onToolCall(s: RunState, name: string, args: string, meta: Record<string, unknown>): RunState {
+  const input = meta.args && typeof meta.args === 'object' ? record(meta.args) : null
+  const call: ToolCall = {
+    index: s.toolHistory.length,
+    toolCallId: str(meta.toolCallId) || null,
+    name,
+    args,
+    input,
+    result: null,
+    durationMs: null,
+    done: false,
+  }
   return { ...s, currentTool: call, toolHistory: [...s.toolHistory, call], toolCount: s.toolCount + 1 }
 }
 
-function onToolResult(s: RunState, name: string, result: string): RunState {
-  const history = [...s.toolHistory]
-  let i = history.length - 1
-  while (i >= 0 && (history[i].done || (name && history[i].name !== name))) i--
-  if (i < 0) {
-    history.push({ index: history.length, name: name || '?', args: '', result, done: true })
-    return { ...s, toolHistory: history, currentTool: null, toolCount: s.toolCount + 1 }
+/** The open call a result belongs to: by toolCallId, else (old logs) the last open one of the name. */
+function callOf(history: ToolCall[], toolCallId: string, name: string): number {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const call = history[i]
+    if (call.done) continue
+    if (toolCallId ? call.toolCallId === toolCallId : !name || call.name === name) return i
   }
-  history[i] = { ...history[i], result, done: true }
-  const current = s.currentTool && s.currentTool.index === i ? null : s.currentTool
-  return { ...s, toolHistory: history, currentTool: current }
+  return -1
+}
+
+function lastOpen(history: ToolCall[]): ToolCall | null {
+  for (let i = history.length - 1; i >= 0; i--) if (!history[i].done) return history[i]
+  return null
+}
+
+function onToolResult(s: RunState, name: string, result: string, meta: Record<string, unknown>): RunState {
+  const toolCallId = str(meta.toolCallId)
+  const durationMs = typeof meta.durationMs === 'number' ? meta.durationMs : null
+  const history = [...s.toolHistory]
+  const i = callOf(history, toolCallId, name)
+  if (i < 0) {
+    const orphan: ToolCall = {
+      index: history.length, toolCallId: toolCallId || null, name: name || '?', args: '', input: null,
+      result, durationMs, done: true,
+    }
+    return { ...s, toolHistory: [...history, orphan], toolCount: s.toolCount + 1 }
+  }
+  history[i] = { ...history[i], result, durationMs, done: true }
+  return { ...s, toolHistory: history, currentTool: lastOpen(history) }
 }
 
 function onClarifyAnswered(s: RunState, meta: Record<string, unknown>): RunState {
   const clarifyId = str(meta.clarifyId)
-  const question = s.pendingAsk?.clarifyId === clarifyId ? s.pendingAsk.question : str(meta.question)
+  const question = s.pendingClarify?.clarifyId === clarifyId ? s.pendingClarify.question : str(meta.question)
   const done = { clarifyId, question, answer: str(meta.answer) }
-  const pendingAsk = s.pendingAsk && s.pendingAsk.clarifyId !== clarifyId ? s.pendingAsk : null
-  return { ...s, pendingAsk, clarifications: [...s.clarifications, done] }
+  const pendingClarify = s.pendingClarify && s.pendingClarify.clarifyId !== clarifyId ? s.pendingClarify : null
+  return { ...s, pendingClarify, clarifications: [...s.clarifications, done] }
 }
 
 /** Apply one node_stream item (kind/content/toolName/meta) — shared by events and stored logs. */
-export function applyNodeStream(s: RunState, item: Record<string, unknown>): RunState {
-  const kind = str(item.kind)
-  const content = str(item.content)
-  const toolName = str(item.toolName)
+export function applyNodeStream(s: RunState, item: NodeItem): RunState {
+  const content = item.content ?? ''
+  const toolName = item.toolName ?? ''
   const meta = record(item.meta)
-  switch (kind) {
+  switch (item.kind) {
     case 'thinking':
       return { ...s, thinking: s.thinking + content }
     case 'status':
       return { ...s, statusLine: stripHermesDecoration(content) }
     case 'tool_call':
-      return onToolCall(s, toolName, content)
+      return onToolCall(s, toolName, content, meta)
     case 'tool_result':
-      return onToolResult(s, toolName, content)
+      return onToolResult(s, toolName, content, meta)
     case 'todo_update': {
       const todos = parseTodos(item.content)
       return todos ? { ...s, todos } : s
     }
     case 'clarify_request': {
-      const ask = parseAsk(Object.keys(meta).length ? meta : record(safeJson(content)))
-      return ask ? { ...s, pendingAsk: ask } : s
+      const clarify = parseClarify(meta)
+      return clarify ? { ...s, pendingClarify: clarify } : s
     }
     case 'clarify_answered':
-      return onClarifyAnswered(s, Object.keys(meta).length ? meta : record(safeJson(content)))
+      return onClarifyAnswered(s, meta)
     case 'answer_delta':
       return { ...s, answer: s.answer + content }
-    case 'context_compacted':
-      return { ...s, summaries: [...s.summaries, content] }
     default:
       return s
   }
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return null
-  }
+function finish(s: RunState, status: RunStatus, at: number | null): RunState {
+  return { ...s, status, currentTool: null, pendingClarify: null, statusLine: '', endedAt: s.endedAt ?? at }
 }
 
-function finish(s: RunState, status: RunStatus, at: number | null): RunState {
-  return { ...s, status, currentTool: null, pendingAsk: null, statusLine: '', endedAt: s.endedAt ?? at }
+function nodeItem(data: Record<string, unknown>): NodeItem {
+  return { kind: str(data.kind), content: str(data.content), toolName: str(data.toolName), meta: data.meta }
 }
 
 /**
@@ -200,13 +235,12 @@ export function applyEvent(s: RunState, ev: RunEvent, at: number | null = null):
   const data = ev.data
   switch (ev.event) {
     case 'node_stream':
-      return applyNodeStream(started, data)
+      return applyNodeStream(started, nodeItem(data))
     case 'context_compacted':
       return { ...started, summaries: [...started.summaries, str(data.summary)] }
     case 'workflow_complete': {
       const finalText = typeof data.finalText === 'string' ? data.finalText : started.answer
-      const usage = data.usage ? record(data.usage) : started.usage
-      return { ...finish(started, 'SUCCESS', at), answer: finalText, usage }
+      return { ...finish(started, 'SUCCESS', at), answer: finalText, usage: data.usage ?? started.usage }
     }
     case 'workflow_error': {
       const status: RunStatus = data.stopped ? 'STOPPED' : 'FAILED'

@@ -71,8 +71,4 @@ export class TabLock {
   renew(): void {
     for (const id of this.held) this.write(id)
   }
-
-  releaseAll(): void {
-    for (const id of [...this.held]) this.release(id)
-  }
 }

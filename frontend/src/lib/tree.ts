@@ -1,5 +1,5 @@
 // Message-tree helpers for the view: version switchers, the leaf to extend, dividers.
-import type { Message } from '@/api/types'
+import type { Message } from '@/api/schema'
 
 export interface VersionInfo {
   index: number // 1-based, as shown: "2/3"
@@ -10,10 +10,9 @@ export interface VersionInfo {
 
 /** The switcher data of a message, or null when it has no siblings. */
 export function versionInfo(message: Pick<Message, 'siblingCount' | 'siblingIndex'>): VersionInfo | null {
-  const count = message.siblingCount ?? 1
+  const count = message.siblingCount
   if (count <= 1) return null
-  // siblingIndex is 0-based in the API; tolerate a 1-based server by clamping.
-  const zero = Math.min(Math.max(message.siblingIndex ?? 0, 0), count - 1)
+  const zero = message.siblingIndex // 0-based in the API
   return { index: zero + 1, count, hasPrev: zero > 0, hasNext: zero < count - 1 }
 }
 

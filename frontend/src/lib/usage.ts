@@ -22,6 +22,10 @@ export interface ContextMeter {
 const WARN_AT = 0.6
 const NEAR_AT = 0.75
 
+function record(value: unknown): Record<string, unknown> | null {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null
+}
+
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0
 }
@@ -34,7 +38,8 @@ export function compactTokens(n: number): string {
 }
 
 /** The usage line of one answer, or null when the answer reported none. */
-export function usageLine(usage: Record<string, unknown> | null | undefined): UsageLine | null {
+export function usageLine(value: unknown): UsageLine | null {
+  const usage = record(value)
   if (!usage) return null
   const line = {
     prompt: count(usage.promptTokens),
@@ -47,7 +52,8 @@ export function usageLine(usage: Record<string, unknown> | null | undefined): Us
 }
 
 /** Tokens in the window after a turn against the model's context length. */
-export function contextMeter(usage: Record<string, unknown> | null | undefined): ContextMeter | null {
+export function contextMeter(value: unknown): ContextMeter | null {
+  const usage = record(value)
   const length = count(usage?.contextLength)
   if (!length) return null
   const tokens = count(usage?.contextTokens)
@@ -57,7 +63,7 @@ export function contextMeter(usage: Record<string, unknown> | null | undefined):
 }
 
 /** The meter after the latest answer that reported a context window (messages oldest first). */
-export function latestMeter(messages: { role: string; usage: Record<string, unknown> | null }[]): ContextMeter | null {
+export function latestMeter(messages: readonly { role: string; usage?: unknown }[]): ContextMeter | null {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]
     if (message.role !== 'ASSISTANT') continue
@@ -69,11 +75,12 @@ export function latestMeter(messages: { role: string; usage: Record<string, unkn
 
 /** Session statistics as label/value rows: `usage` spread out ("usage.promptTokens"), `context`
  * as "tokens/length". */
-export function statRows(stats: Record<string, unknown>): [string, unknown][] {
+export function statRows(stats: object): [string, unknown][] {
   const rows: [string, unknown][] = []
   for (const [key, value] of Object.entries(stats)) {
     if (key === 'context') {
-      const meter = value && typeof value === 'object' ? contextMeter({ contextTokens: (value as Record<string, unknown>).tokens, contextLength: (value as Record<string, unknown>).length }) : null
+      const window = record(value)
+      const meter = window ? contextMeter({ contextTokens: window.tokens, contextLength: window.length }) : null
       rows.push([key, meter ? meter.label : null])
     } else if (value && typeof value === 'object' && !Array.isArray(value)) {
       for (const [sub, inner] of Object.entries(value)) rows.push([`${key}.${sub}`, inner])

@@ -90,7 +90,7 @@ class LogPublic(CamelModel):
     kind: str
     content: str | None
     tool_name: str | None
-    meta: Any = None
+    meta: dict[str, Any] | None = None
     created_at: UtcDateTime
 
 

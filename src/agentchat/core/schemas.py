@@ -7,7 +7,13 @@ from pydantic.alias_generators import to_camel
 
 
 class CamelModel(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, from_attributes=True)
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        from_attributes=True,
+        # A response field with a default is always sent: required in the OpenAPI document.
+        json_schema_serialization_defaults_required=True,
+    )
 
 
 class ErrorDetail(BaseModel):

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, Field, field_serializer, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, field_serializer, model_validator
 
 from agentchat.core.clock import iso
 from agentchat.core.schemas import CamelModel
@@ -143,13 +143,13 @@ class ModelUpdate(CamelModel):
 class ModelPublic(CamelModel):
     id: int
     name: str
-    provider: str
+    provider: Provider
     base_url: str
     model_name: str
     context_length: int
     max_output_tokens: int | None
     temperature: float | None
-    reasoning_effort: str | None
+    reasoning_effort: ReasoningEffort | None
     fallback_model_id: int | None
     is_default: bool
     is_builtin: bool
@@ -163,6 +163,11 @@ class ModelPublic(CamelModel):
 
 
 class ModelTestResult(CamelModel):
+    # Left out of the JSON when there is none (the route excludes None): optional in the document.
+    model_config = CamelModel.model_config | ConfigDict(
+        json_schema_serialization_defaults_required=False
+    )
+
     ok: bool
     latency_ms: int
     error: str | None = None

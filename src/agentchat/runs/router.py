@@ -16,6 +16,7 @@ from agentchat.runs import stats as run_stats
 from agentchat.runs.schemas import (
     ClarifyAnswer,
     MemoryUpdate,
+    MemoryView,
     Regenerated,
     ResetRequest,
     ResetResult,
@@ -149,12 +150,16 @@ async def reset_session(
     return await runs.reset(session_id, (body or ResetRequest()).keep_history)
 
 
-@router.get("/api/chat/sessions/{session_id}/memory", operation_id="getMemory")
+@router.get(
+    "/api/chat/sessions/{session_id}/memory", operation_id="getMemory", response_model=MemoryView
+)
 async def get_memory(session_id: int, runs: Runs) -> dict[str, Any]:
     return await runs.memory(session_id)
 
 
-@router.put("/api/chat/sessions/{session_id}/memory", operation_id="putMemory")
+@router.put(
+    "/api/chat/sessions/{session_id}/memory", operation_id="putMemory", response_model=MemoryView
+)
 async def put_memory(session_id: int, body: MemoryUpdate, runs: Runs) -> dict[str, Any]:
     return await runs.put_memory(session_id, body.memory, body.user)
 

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from pydantic import ConfigDict
+
 from agentchat.core.schemas import CamelModel
 from agentchat.skills.service import Skill
 
 
 class SkillSummary(CamelModel):
+    # Left out of the JSON when there is none (the route excludes None): optional in the document.
+    model_config = CamelModel.model_config | ConfigDict(
+        json_schema_serialization_defaults_required=False
+    )
+
     folder_name: str
     name: str
     description: str

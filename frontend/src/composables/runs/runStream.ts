@@ -1,0 +1,148 @@
+// The transport of the run pool: ONE fetch-based SSE connection for all live runs of the tab
+// (GET /api/chat/stream?runs=a,b&lastEventIds=3,0), reopened when a new run joins, resumed after
+// the last event id of each run. A lost connection is retried with back-off; when the back-off
+// is spent the stream pauses and tells its owner to poll instead (see runPolling.ts).
+import { ApiError } from '@/api/http'
+import { runsApi } from '@/api/runs'
+import type { RunEvent } from '@/lib/runState'
+import { eventNumber, SseParser } from '@/lib/sse'
+import { createTimers, type Timer } from './timers'
+
+export type FetchFn = (url: string, init?: RequestInit) => Promise<Response>
+
+export interface StreamTarget {
+  runId: string
+  lastEventId: number
+}
+
+export interface RunStreamOptions {
+  fetch: FetchFn
+  backoffMs: number[]
+  /** The live runs to follow, with the last event id seen of each. */
+  targets: () => StreamTarget[]
+  onEvent: (event: RunEvent) => void
+  onConnected: (runIds: string[]) => void
+  /** The connection ended unexpectedly (HTTP status, 0 for a network error); a retry follows. */
+  onLost: (status: number) => void
+  /** The back-off is spent: the stream pauses until resume(). */
+  onGiveUp: () => void
+  /** Where the connection state is shown (a reactive object of the owner). */
+  status?: { connected: boolean; opens: number }
+}
+
+export function createRunStream(o: RunStreamOptions) {
+  const timers = createTimers()
+  const state = o.status ?? { connected: false, opens: 0 }
+  let controller: AbortController | null = null
+  let connectedIds = new Set<string>()
+  let failures = 0
+  let retryTimer: Timer | null = null
+  let paused = false
+  let disposed = false
+
+  function close(): void {
+    controller?.abort()
+    controller = null
+    connectedIds = new Set()
+    state.connected = false
+  }
+
+  /** Open, reopen or close the connection so that it carries exactly the live runs. */
+  function sync(): void {
+    if (disposed) return
+    const targets = o.targets()
+    if (!targets.length) {
+      close()
+      retryTimer = timers.cancel(retryTimer)
+      failures = 0
+      paused = false
+      return
+    }
+    if (paused || retryTimer) return
+    if (controller && targets.every((t) => connectedIds.has(t.runId))) return
+    void open(targets)
+  }
+
+  async function open(targets: StreamTarget[]): Promise<void> {
+    close()
+    const ctl = new AbortController()
+    controller = ctl
+    connectedIds = new Set(targets.map((t) => t.runId))
+    state.opens++
+    let status = 0
+    let received = 0
+    try {
+      const response = await o.fetch(runsApi.streamUrl(targets), {
+        headers: { Accept: 'text/event-stream' },
+        cache: 'no-store',
+        signal: ctl.signal,
+      })
+      status = response.status
+      if (!response.ok || !response.body) throw new ApiError(`stream answered ${status}`, status, 'stream')
+      state.connected = true
+      o.onConnected([...connectedIds])
+      received = await read(response.body, ctl.signal)
+    } catch {
+      /* handled below: aborted, network error or an HTTP error */
+    }
+    if (ctl.signal.aborted || controller !== ctl) return
+    close()
+    if (status >= 200 && status < 300 && received > 0) failures = 0
+    lost(status)
+  }
+
+  async function read(body: ReadableStream<Uint8Array>, signal: AbortSignal): Promise<number> {
+    const reader = body.getReader()
+    const decoder = new TextDecoder()
+    const parser = new SseParser()
+    let count = 0
+    signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined))
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done || signal.aborted) break
+      for (const message of parser.push(decoder.decode(value, { stream: true }))) {
+        let data: Record<string, unknown>
+        try {
+          data = JSON.parse(message.data)
+        } catch {
+          continue
+        }
+        count++
+        o.onEvent({ id: eventNumber(message.id), event: message.event, data })
+      }
+    }
+    return count
+  }
+
+  function lost(status: number): void {
+    if (!o.targets().length) return
+    o.onLost(status)
+    failures++
+    if (failures <= o.backoffMs.length) {
+      retryTimer = timers.later(() => {
+        retryTimer = null
+        sync()
+      }, o.backoffMs[failures - 1])
+    } else {
+      paused = true
+      o.onGiveUp()
+    }
+  }
+
+  /** Try the stream again after a pause; one more failure gives up again at once. */
+  function resume(): void {
+    paused = false
+    failures = o.backoffMs.length
+    sync()
+  }
+
+  function dispose(): void {
+    disposed = true
+    close()
+    timers.clear()
+  }
+
+  return { state, sync, resume, dispose }
+}
+
+export type RunStream = ReturnType<typeof createRunStream>

@@ -1,0 +1,174 @@
+// The messages of the session in view: load, older pages (before=), the branch shown (versions),
+// and the thinking-panel state of each assistant message (live from the run pool, else replayed).
+import { computed, ref, shallowRef } from 'vue'
+import { chatApi } from '@/api/chat'
+import type { Message, Session } from '@/api/schema'
+import { notifyError } from '@/lib/notify'
+import { buildReplayState } from '@/lib/replay'
+import { isTerminal, type RunState } from '@/lib/runState'
+import { prependOlder, runningMessage, siblingAt } from '@/lib/tree'
+import type { RunPool } from './useGlobalRuns'
+
+/** A message the page shows before the server's copy arrives (a run just started). */
+export function placeholder(id: number, sessionId: number, fields: Partial<Message>): Message {
+  return {
+    id, sessionId, parentId: null, role: 'USER', content: '', status: 'SENT', isActive: true, branchOrder: 0,
+    siblingCount: 1, siblingIndex: 0, runId: null, modelId: null, skillFolder: null, error: null,
+    createdAt: new Date().toISOString(), completedAt: null, usage: null, logs: [], ...fields,
+  }
+}
+
+export function useChatMessages(pool: RunPool) {
+  const session = ref<Session | null>(null)
+  const messages = ref<Message[]>([])
+  const hasMore = ref(false)
+  const loading = ref(false)
+  const loadingOlder = ref(false)
+  const replays = shallowRef(new Map<number, RunState>())
+  let loadSeq = 0
+
+  const running = computed(() => runningMessage(messages.value))
+  const currentRunId = computed(() => running.value?.runId ?? null)
+
+  /** The thinking panel state of an assistant message: live from the pool, else replayed. */
+  function stateOf(message: Message): RunState {
+    if (message.status === 'RUNNING' && message.runId) {
+      const live = pool.getState(message.runId)
+      if (live) return live
+    }
+    let cached = replays.value.get(message.id)
+    if (!cached) {
+      cached = buildReplayState(message)
+      replays.value.set(message.id, cached)
+    }
+    return cached
+  }
+
+  /** Follow the running message's run; fold it in at once when the pool saw it end. */
+  function followRunning(): void {
+    const m = running.value
+    if (!m?.runId || !session.value) return
+    pool.track(m.runId, { sessionId: session.value.id, startedAt: Date.parse(m.createdAt) || Date.now() })
+    const state = pool.getState(m.runId)
+    if (state && isTerminal(state.status)) finishRun(m.runId)
+  }
+
+  async function load(sessionId: number): Promise<void> {
+    const seq = ++loadSeq
+    loading.value = true
+    try {
+      const detail = await chatApi.getSession(sessionId)
+      if (seq !== loadSeq) return
+      session.value = detail.session
+      messages.value = detail.messages
+      hasMore.value = detail.hasMore
+      replays.value = new Map()
+      followRunning()
+    } catch (err) {
+      if (seq === loadSeq) notifyError(err)
+      throw err
+    } finally {
+      if (seq === loadSeq) loading.value = false
+    }
+  }
+
+  async function reload(): Promise<void> {
+    if (session.value) await load(session.value.id)
+  }
+
+  function clear(): void {
+    loadSeq++
+    session.value = null
+    messages.value = []
+    hasMore.value = false
+  }
+
+  async function loadOlder(): Promise<void> {
+    const first = messages.value[0]
+    if (!session.value || !first || !hasMore.value || loadingOlder.value) return
+    loadingOlder.value = true
+    try {
+      const page = await chatApi.olderMessages(session.value.id, first.id)
+      messages.value = prependOlder(page.messages, messages.value)
+      hasMore.value = page.hasMore
+    } catch (err) {
+      notifyError(err)
+    } finally {
+      loadingOlder.value = false
+    }
+  }
+
+  async function activate(messageId: number): Promise<void> {
+    try {
+      await chatApi.activate(messageId)
+      await reload()
+    } catch (err) {
+      notifyError(err)
+    }
+  }
+
+  /** Step to the previous (-1) or next (+1) sibling of a message and show its branch. */
+  async function switchVersion(message: Message, step: number): Promise<void> {
+    try {
+      const siblings = await chatApi.versions(message.id)
+      const target = siblingAt(siblings, message.id, step)
+      if (target) await activate(target.messageId)
+    } catch (err) {
+      notifyError(err)
+    }
+  }
+
+  /** Show a just-started run: its question and the running reply, at the end of the branch. */
+  function appendRun(user: Message, assistant: Message): void {
+    messages.value = [...messages.value, user, assistant]
+  }
+
+  /** Fold a finished run's final state into its message. */
+  function finishRun(runId: string): void {
+    const state = pool.getState(runId)
+    const at = messages.value.findIndex((m) => m.runId === runId)
+    if (!state || at === -1) return
+    const m = messages.value[at]
+    const updated: Message = {
+      ...m,
+      status: state.status,
+      content: state.answer || m.content,
+      error: state.error,
+      usage: state.usage,
+      completedAt: new Date(state.endedAt ?? Date.now()).toISOString(),
+    }
+    replays.value.set(m.id, state)
+    messages.value = messages.value.map((x, i) => (i === at ? updated : x))
+  }
+
+  /** The divider of a compaction, before the message whose run compacted. */
+  function insertSummary(runId: string, summary: string, summaryMessageId: number | null): void {
+    const at = messages.value.findIndex((m) => m.runId === runId)
+    if (at === -1 || !session.value) return
+    const id = summaryMessageId ?? -Date.now()
+    if (messages.value.some((m) => m.id === id)) return
+    const divider = placeholder(id, session.value.id, { role: 'SYSTEM', status: 'SUMMARY', content: summary })
+    messages.value = [...messages.value.slice(0, at), divider, ...messages.value.slice(at)]
+  }
+
+  return {
+    session,
+    messages,
+    hasMore,
+    loading,
+    loadingOlder,
+    currentRunId,
+    stateOf,
+    load,
+    reload,
+    clear,
+    loadOlder,
+    activate,
+    switchVersion,
+    appendRun,
+    finishRun,
+    insertSummary,
+  }
+}
+
+export type ChatMessages = ReturnType<typeof useChatMessages>

@@ -1,0 +1,141 @@
+// What the person does to runs of the session in view: send, regenerate, edit and resend,
+// stop, answer a clarify question, reset. One run per session: a tab takes the cross-tab lock
+// before starting one and gives it back when the start fails (the run's end releases it too).
+import { computed, ref } from 'vue'
+import { chatApi } from '@/api/chat'
+import { runsApi } from '@/api/runs'
+import type { StartRunBody } from '@/api/schema'
+import { t } from '@/i18n'
+import { notifyError } from '@/lib/notify'
+import type { TabLock } from '@/lib/tabLock'
+import { placeholder, type ChatMessages } from './useChatMessages'
+import type { RunPool } from './useGlobalRuns'
+
+export interface RunActionsOptions {
+  pool: RunPool
+  view: ChatMessages
+  lock: TabLock
+  /** A session's list entry may have changed (title, activity, running state). */
+  onSessionChanged?: (sessionId: number) => void
+}
+
+export interface RunChoice {
+  modelId?: number | null
+  skillFolder?: string | null
+}
+
+export function useRunActions({ pool, view, lock, onSessionChanged }: RunActionsOptions) {
+  const sending = ref(false)
+  const isRunning = computed(
+    () => Boolean(view.currentRunId.value) || (view.session.value ? pool.isRunning(view.session.value.id) : false),
+  )
+  const pendingClarify = computed(() => pool.getPendingClarify(view.currentRunId.value))
+  const reconnecting = computed(() => pool.isReconnecting(view.currentRunId.value))
+
+  function guardStart(): boolean {
+    if (!view.session.value) return false
+    if (isRunning.value) {
+      notifyError(new Error(t('chat.busy')))
+      return false
+    }
+    if (!lock.acquire(view.session.value.id)) {
+      notifyError(new Error(t('chat.otherTab')))
+      void view.reload().catch(() => undefined) // show (and follow) the other tab's run
+      return false
+    }
+    return true
+  }
+
+  async function withRunStart<T>(start: (sessionId: number) => Promise<T>): Promise<T | null> {
+    if (!guardStart()) return null
+    const sessionId = view.session.value!.id
+    sending.value = true
+    try {
+      const result = await start(sessionId)
+      onSessionChanged?.(sessionId)
+      return result
+    } catch (err) {
+      lock.release(sessionId)
+      notifyError(err)
+      return null
+    } finally {
+      sending.value = false
+    }
+  }
+
+  /** Send a new question at the end of the active branch. */
+  async function send(text: string, choice: RunChoice = {}): Promise<boolean> {
+    const message = text.trim()
+    if (!message) return false
+    const started = await withRunStart(async (sessionId) => {
+      const body: StartRunBody = { message, modelId: choice.modelId ?? null, skillFolder: choice.skillFolder ?? null }
+      const result = await runsApi.start(sessionId, body)
+      const leaf = view.messages.value[view.messages.value.length - 1]
+      const user = placeholder(result.userMessageId, sessionId, { content: message, parentId: leaf?.id ?? null })
+      const assistant = placeholder(result.messageId, sessionId, {
+        role: 'ASSISTANT', status: 'RUNNING', runId: result.runId, parentId: result.userMessageId,
+      })
+      view.appendRun(user, assistant)
+      pool.track(result.runId, { sessionId, startedAt: Date.now() })
+      return result
+    })
+    return started !== null
+  }
+
+  async function startAndReload(start: (sessionId: number) => Promise<{ runId: string }>): Promise<boolean> {
+    const done = await withRunStart(async (sessionId) => {
+      const { runId } = await start(sessionId)
+      pool.track(runId, { sessionId, startedAt: Date.now() })
+      await view.load(sessionId)
+      return runId
+    })
+    return done !== null
+  }
+
+  /** A new version of an assistant reply (also the Retry of a FAILED one). */
+  const regenerate = (messageId: number) => startAndReload(() => runsApi.regenerate(messageId))
+
+  /** Edit a user message into a new sibling, then answer it. */
+  const editAndResend = (messageId: number, content: string) =>
+    startAndReload(async (sessionId) => {
+      const { newMessageId } = await chatApi.editMessage(messageId, content)
+      return runsApi.start(sessionId, { message: content, parentMessageId: newMessageId })
+    })
+
+  async function stop(): Promise<void> {
+    const runId = view.currentRunId.value
+    if (!runId) return
+    try {
+      await pool.stop(runId)
+    } catch (err) {
+      notifyError(err)
+    }
+  }
+
+  async function submitClarify(answer: string): Promise<boolean> {
+    const runId = view.currentRunId.value
+    const clarify = pendingClarify.value
+    if (!runId || !clarify || !answer.trim()) return false
+    try {
+      await pool.submitClarify(runId, clarify.clarifyId, answer.trim())
+      return true
+    } catch (err) {
+      notifyError(err)
+      return false
+    }
+  }
+
+  async function reset(): Promise<void> {
+    if (!view.session.value) return
+    try {
+      await chatApi.reset(view.session.value.id)
+      await view.reload()
+    } catch (err) {
+      notifyError(err)
+    }
+  }
+
+  return { sending, isRunning, pendingClarify, reconnecting, send, regenerate, editAndResend, stop, submitClarify, reset }
+}
+
+export type RunActions = ReturnType<typeof useRunActions>
