@@ -58,6 +58,7 @@ browser:
 lint: $(STAMP) api-types-check
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+	$(BIN)/lint-imports --no-logo
 
 # The page's API types, generated from the app's OpenAPI document (no server started).
 # `make api-types` after changing a schema or a route; `make lint` fails while they are stale.

@@ -27,9 +27,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 from sqlalchemy import event, insert, text  # noqa: E402
 
-from agentchat.chat import service  # noqa: E402
+from agentchat.chat import tree  # noqa: E402
+from agentchat.chat.presenters import session_detail, session_page  # noqa: E402
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession  # noqa: E402
-from agentchat.chat.views import session_detail, session_page  # noqa: E402
 from agentchat.core.database import Database  # noqa: E402
 from tests.support.databases import fresh_database_url  # noqa: E402
 
@@ -141,7 +141,7 @@ def seed(db: Database) -> dict[str, int]:
     _after_bulk(db)
     with db.session() as s:
         for chat in (deep, shallow):
-            service.refresh_active_leaf(s, chat["id"])
+            tree.refresh_active_leaf(s, chat["id"])
     return {
         "deep": deep["id"],
         "shallow": shallow["id"],

@@ -26,8 +26,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 from sqlalchemy import insert, text  # noqa: E402
 
+from agentchat.chat.presenters import session_page  # noqa: E402
 from agentchat.chat.tables import ChatMessage, ChatSession  # noqa: E402
-from agentchat.chat.views import session_page  # noqa: E402
 from agentchat.core.database import Database  # noqa: E402
 from bench.common import write_result  # noqa: E402
 from tests.support.databases import fresh_database_url  # noqa: E402

@@ -150,7 +150,7 @@ def rss_bytes(pid: int) -> int:
 
 
 def free_port() -> int:
-    from agentchat.core.local_stack import free_port as pick
+    from agentchat.local_stack import free_port as pick
 
     return int(pick())
 

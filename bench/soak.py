@@ -142,7 +142,7 @@ async def one_run(
         ask = next((e for e in events if e[2].get("kind") == "clarify_request"), None)
         if ask is not None and events[-1][1] not in TERMINAL:
             body = {"clarifyId": ask[2]["meta"]["clarifyId"], "answer": "blue"}
-            resp = await http.post(f"/api/chat/runs/{run_id}/resume", json=body)
+            resp = await http.post(f"/api/chat/runs/{run_id}/clarify", json=body)
             t.server_error(resp)
         if events and events[-1][1] not in TERMINAL:
             events += await read_stream(http, run_id, events[-1][0], t)

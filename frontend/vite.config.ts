@@ -2,7 +2,7 @@ import { fileURLToPath, URL } from 'node:url'
 import vue from '@vitejs/plugin-vue'
 import { defineConfig } from 'vitest/config'
 
-// The built page is served by the API (src/agentchat/web.py) under a strict CSP:
+// The built page is served by the API (src/agentchat/web/frontend.py) under a strict CSP:
 // no inline script, nothing remote. Vite emits only <script type="module" src> tags.
 export default defineConfig({
   plugins: [vue()],

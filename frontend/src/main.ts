@@ -1,11 +1,13 @@
 import { createApp } from 'vue'
-import 'highlight.js/styles/github.css'
 import './styles.css'
 import App from './App.vue'
-import { i18n } from './i18n'
+import { applyLangToDocument, i18n } from './i18n'
 import { notifyError } from './lib/notify'
+import { applyThemeToDocument } from './lib/theme'
 import { router } from './router'
 
+applyLangToDocument()
+applyThemeToDocument()
 const app = createApp(App)
 // The page never goes blank: a failing component or promise shows a message instead.
 app.config.errorHandler = (err, _instance, info) => {

@@ -39,6 +39,22 @@ describe('renderMarkdown', () => {
     expect(imgs[0].getAttribute('data-blocked-src')).toBe('https://evil.example/t.png')
   })
 
+  it('says in the page language why an outside image is missing, with its address as text', () => {
+    const el = dom(renderMarkdown('![chart](https://evil.example/t.png)', { blockedImage: '未加载外部图片：{src}' }))
+    const note = el.querySelector('.blocked-image')!
+    expect(note.getAttribute('role')).toBe('note')
+    expect(note.textContent).toContain('未加载外部图片：https://evil.example/t.png')
+    expect(note.querySelector('a')).toBeNull()
+    expect(note.querySelector('img')?.getAttribute('alt')).toBe('chart')
+  })
+
+  it('labels the code block copy button in the page language', () => {
+    const el = dom(renderMarkdown('```js\nx()\n```', { copy: '复制', copyCode: '复制代码' }))
+    const button = el.querySelector('button[data-copy-code]')!
+    expect(button.textContent).toBe('复制')
+    expect(button.getAttribute('aria-label')).toBe('复制代码')
+  })
+
   it('sanitizeHtml strips handlers, styles, iframes and svg even if HTML slips through', () => {
     const el = dom(sanitizeHtml('<p onclick="x()" style="color:red">t</p><iframe src="https://x"></iframe><svg><script>1</script></svg><a href="JaVaScRiPt:1">z</a>'))
     expect(el.querySelector('[onclick]')).toBeNull()

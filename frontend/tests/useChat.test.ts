@@ -196,11 +196,11 @@ describe('useChat', () => {
     expect(c.view.hasMore.value).toBe(false)
   })
 
-  it('answers a clarify request through the run resume endpoint', async () => {
+  it('answers a clarify request through the run clarify endpoint', async () => {
     const running = message(4, { role: 'ASSISTANT', status: 'RUNNING', runId: 'live' })
     routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: [message(3), running], hasMore: false })
     let resumed: unknown = null
-    routes['POST /api/chat/runs/live/resume'] = (body) => (resumed = body) && {}
+    routes['POST /api/chat/runs/live/clarify'] = (body) => (resumed = body) && {}
     pool.dispose()
     pool = createRunPool({ fetch: stub.fetch, backoffMs: [5], cleanupMs: 1000 })
     const { c } = chat()

@@ -7,16 +7,16 @@ from fastapi import FastAPI
 from agentchat import __version__
 from agentchat.chat.router import router as chat_router
 from agentchat.core.database import Database
-from agentchat.core.error_handlers import install_error_handlers
-from agentchat.core.health import router as health_router
-from agentchat.core.info import router as info_router
-from agentchat.core.lifecycle import lifespan
-from agentchat.core.security import install_security
 from agentchat.core.settings import Settings, get_settings
+from agentchat.lifecycle import lifespan
 from agentchat.models.router import router as models_router
 from agentchat.runs.router import router as runs_router
 from agentchat.skills.router import router as skills_router
-from agentchat.web import STATIC_DIR, mount_frontend
+from agentchat.web.error_handlers import install_api_error_handlers
+from agentchat.web.frontend import STATIC_DIR, mount_frontend
+from agentchat.web.health import router as health_router
+from agentchat.web.info import router as info_router
+from agentchat.web.security import install_security
 
 
 def create_app(settings: Settings | None = None, database: Database | None = None) -> FastAPI:
@@ -24,7 +24,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app = FastAPI(title="Agent Chat", version=__version__, lifespan=lifespan)
     app.state.settings = settings
     app.state.db = database or Database(settings.resolved_database_url)
-    install_error_handlers(app)
+    install_api_error_handlers(app)
     install_security(app, settings)
     app.include_router(health_router)
     app.include_router(info_router)

@@ -43,11 +43,12 @@ def main(
 
 def _schema(settings: object, *, migrate: bool, command: str) -> None:
     """Bring the schema up to date (or check it); one clear line and exit 2 when it cannot."""
+    from agentchat.core.private_files import private_dir
     from agentchat.core.settings import Settings
     from agentchat.migrations.on_start import SchemaProblem, prepare_schema
 
     assert isinstance(settings, Settings)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(settings.data_dir)  # chats, memory, keys: only this user
     try:
         prepare_schema(settings.resolved_database_url, migrate=migrate, say=_say(command))
     except SchemaProblem as exc:
@@ -97,8 +98,8 @@ def serve(
     import uvicorn
 
     from agentchat.app import create_app
-    from agentchat.core.security import UnsafeBind, bind_note, check_bind
     from agentchat.core.settings import Settings
+    from agentchat.web.security import UnsafeBind, bind_note, check_bind
 
     settings = _settings(
         host=host,
@@ -131,9 +132,9 @@ def _serve_workers(settings: object, host: str, port: int, workers: int) -> None
     import uvicorn
 
     from agentchat.core.database import Database
-    from agentchat.core.lifecycle import prepare_data
-    from agentchat.core.local_stack import LocalStack, several_workers_problem, worker_env
     from agentchat.core.settings import Settings
+    from agentchat.lifecycle import prepare_data
+    from agentchat.local_stack import LocalStack, several_workers_problem, worker_env
 
     assert isinstance(settings, Settings)
     problem = several_workers_problem(settings)
@@ -176,11 +177,19 @@ def bridge(
     port: Annotated[int, typer.Option()] = 8200,
     hermes_home: Annotated[Path | None, typer.Option()] = None,
     skills_dir: Annotated[Path | None, typer.Option()] = None,
+    secret_stdin: Annotated[
+        bool, typer.Option("--secret-stdin", help="Read the shared secret from standard input")
+    ] = False,
 ) -> None:
     """Serve the Hermes Bridge (the only process that imports hermes-agent)."""
+    import sys
+
+    from agentchat.bridge.clean_start import restart_clean_if_needed
     from agentchat.bridge.server import main
 
-    main(host=host, port=port, hermes_home=hermes_home, skills_dir=skills_dir)
+    secret = sys.stdin.readline().strip() if secret_stdin else None
+    restart_clean_if_needed(secret)
+    main(host=host, port=port, hermes_home=hermes_home, skills_dir=skills_dir, secret=secret)
 
 
 if __name__ == "__main__":

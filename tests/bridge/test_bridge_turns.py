@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agentchat.bridge.client import BridgeClient, BridgeUnavailable
-from agentchat.core.local_stack import free_port
+from agentchat.local_stack import free_port
 from tests.bridge.support import Event, Turn, chat_history, model, run_turn
 from tests.support.servers import BridgeProcess, start_bridge
 
@@ -31,14 +31,16 @@ def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
     skill = root / "skills" / "demo-skill"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text(SKILL_MD, encoding="utf-8")
-    process = start_bridge(root, secret=None)
+    # terminal and file are enabled for the tests that use them; a request narrows them away
+    toolsets = "clarify,todo,memory,skills,terminal,file"
+    process = start_bridge(root, AGENTCHAT_AGENT_TOOLSETS=toolsets)
     yield process
     process.stop()
 
 
 @pytest.fixture
 async def client(bridge: BridgeProcess) -> AsyncIterator[BridgeClient]:
-    async with BridgeClient(bridge.url) as c:
+    async with BridgeClient(bridge.url, secret=bridge.secret) as c:
         yield c
 
 
@@ -259,7 +261,8 @@ async def test_tool_outside_enabled_toolsets_is_refused(
     target = bridge.home / "should-not-exist.txt"
     args = json.dumps({"path": str(target), "content": "x"})
     message = f"#tool write_file {args}\n#echo-tool-result"
-    turn = await run_turn(client, scripted_model, message, session="refused")
+    safe = ["clarify", "todo", "memory", "skills"]
+    turn = await run_turn(client, scripted_model, message, session="refused", toolsets=safe)
     assert turn.result is not None
     assert "does not exist" in turn.result.final_text
     assert not target.exists()

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentchat.chat import service, sessions
+from agentchat.chat import sessions, tree
 from agentchat.chat.schemas import SessionCreate
-from agentchat.chat.tables import ChatMessageLog
+from agentchat.chat.tables import ChatMessageLog, WorkflowPause
 from agentchat.core.database import Database
-from agentchat.runs.tables import WorkflowPause
 
 
 def new_session(db: Database, title: str | None = None) -> int:
@@ -28,7 +27,7 @@ def add(
 ) -> int:
     status = status or {"USER": "SENT", "ASSISTANT": "SUCCESS", "SYSTEM": "SUMMARY"}[role]
     with db.session() as s:
-        return service.append_message(s, session_id, parent_id, role, content, status, **fields).id
+        return tree.append_message(s, session_id, parent_id, role, content, status, **fields).id
 
 
 def conversation(

@@ -7,10 +7,9 @@ from datetime import datetime, timedelta
 import httpx
 from sqlalchemy import func, select, update
 
-from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
+from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession, WorkflowPause
 from agentchat.core.database import Database
 from agentchat.models.tables import AiModelConfig
-from agentchat.runs.tables import WorkflowPause
 from tests.chat.seed import add, add_logs, conversation, new_session, pause, start_run
 
 SESSION_KEYS = {
@@ -27,7 +26,7 @@ SESSION_KEYS = {
     "lastSummarizedAt",
     "lastMessagePreview",
     "hasActiveRun",
-    "waitingForInput",
+    "hasPendingClarify",
     "activeRunId",
 }
 
@@ -175,7 +174,7 @@ async def test_list_rejects_bad_limits_status_and_cursor(client: httpx.AsyncClie
     assert "cursor" in r.json()["error"]["message"]
 
 
-async def test_list_shows_active_run_and_waiting_for_input(
+async def test_list_shows_active_run_and_pending_clarify(
     client: httpx.AsyncClient, database: Database
 ) -> None:
     running = new_session(database, "running")
@@ -188,8 +187,8 @@ async def test_list_shows_active_run_and_waiting_for_input(
     by_id = {s["id"]: s for s in items}
     assert by_id[running]["hasActiveRun"] is True
     assert by_id[running]["activeRunId"] == "run-a"
-    assert by_id[running]["waitingForInput"] is False
-    assert by_id[waiting]["waitingForInput"] is True
+    assert by_id[running]["hasPendingClarify"] is False
+    assert by_id[waiting]["hasPendingClarify"] is True
     assert by_id[waiting]["activeRunId"] == "run-b"
 
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from agentchat.chat import service, sessions
+from agentchat.chat import sessions, tree
 from agentchat.chat.tables import ChatMessage
 from agentchat.core.database import Database
 from tests.chat.seed import new_session
@@ -31,20 +31,20 @@ steps = st.lists(
 def _apply(db: Database, chat: int, step: Step, ids: list[int]) -> None:
     kind, pick = step
     with db.session() as s:
-        leaf = service.active_leaf(s, chat)
+        leaf = tree.active_leaf(s, chat)
         target = s.get(ChatMessage, ids[pick % len(ids)]) if ids else None
         if kind == "append_root" or leaf is None:
-            service.append_message(s, chat, None, "USER", "root", "SENT")
+            tree.append_message(s, chat, None, "USER", "root", "SENT")
         elif kind == "append":
             role = "ASSISTANT" if leaf.role == "USER" else "USER"
             status = "SUCCESS" if role == "ASSISTANT" else "SENT"
-            service.append_message(s, chat, leaf.id, role, kind, status)
+            tree.append_message(s, chat, leaf.id, role, kind, status)
         elif kind == "edit" and target is not None and target.role == "USER":
-            service.edit_user_message(s, target.id, "edited")
+            tree.edit_user_message(s, target.id, "edited")
         elif kind == "activate" and target is not None:
-            service.activate(s, target.id)
+            tree.activate(s, target.id)
         elif kind == "sibling" and target is not None:
-            service.new_sibling(s, target.id, "again", status=_final(target.role))
+            tree.new_sibling(s, target.id, "again", status=_final(target.role))
 
 
 def _final(role: str) -> str:
@@ -54,7 +54,7 @@ def _final(role: str) -> str:
 def _check(db: Database, chat: int, before: list[int]) -> list[int]:
     with db.session() as s:
         rows = list(s.scalars(select(ChatMessage).where(ChatMessage.session_id == chat)))
-        branch = service.active_branch(s, chat)
+        branch = tree.active_branch(s, chat)
     by_id = {m.id: m for m in rows}
     assert set(before) <= set(by_id), "a message was lost"
     active = Counter(m.parent_id for m in rows if m.is_active)

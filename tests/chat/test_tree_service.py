@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from sqlalchemy import event, func, insert, select, text
 
-from agentchat.chat import service, sessions
+from agentchat.chat import sessions, tree
+from agentchat.chat.presenters import message_publics, session_publics
 from agentchat.chat.tables import ChatMessage, ChatSession
-from agentchat.chat.views import message_publics, session_publics
 from agentchat.core.clock import utcnow
 from agentchat.core.database import Database
 from agentchat.core.errors import Invalid, NotFound
@@ -78,7 +78,7 @@ def _chain(db: Database, session_id: int, depth: int) -> list[int]:
             s.execute(insert(ChatMessage), dead)
         if db.dialect == "postgresql":  # explicit ids do not move the sequence
             s.execute(text(BUMP_SEQUENCE))
-        service.refresh_active_leaf(s, session_id)
+        tree.refresh_active_leaf(s, session_id)
     return [root + level for level in range(depth)]
 
 
@@ -100,8 +100,8 @@ def test_second_root_deactivates_the_first(any_database: Database) -> None:
     first = add(any_database, chat, None)
     second = add(any_database, chat, None)
     with any_database.session() as s:
-        assert [m.id for m in service.active_branch(s, chat)] == [second]
-        assert [m.id for m in service.siblings_of(s, first)] == [first, second]
+        assert [m.id for m in tree.active_branch(s, chat)] == [second]
+        assert [m.id for m in tree.siblings_of(s, first)] == [first, second]
 
 
 def test_append_rejects_bad_parent_role_and_status(any_database: Database) -> None:
@@ -110,23 +110,23 @@ def test_append_rejects_bad_parent_role_and_status(any_database: Database) -> No
     foreign = add(any_database, other, None)
     with any_database.session() as s:
         with pytest.raises(NotFound):
-            service.append_message(s, chat, foreign, "USER", "x", "SENT")
+            tree.append_message(s, chat, foreign, "USER", "x", "SENT")
         with pytest.raises(NotFound):
-            service.append_message(s, 999_999, None, "USER", "x", "SENT")
+            tree.append_message(s, 999_999, None, "USER", "x", "SENT")
         with pytest.raises(Invalid):
-            service.append_message(s, chat, None, "USER", "x", "RUNNING")
+            tree.append_message(s, chat, None, "USER", "x", "RUNNING")
         with pytest.raises(Invalid):
-            service.append_message(s, chat, None, "ROBOT", "x", "SENT")
+            tree.append_message(s, chat, None, "ROBOT", "x", "SENT")
 
 
 def test_new_sibling_regenerates_with_the_same_parent(any_database: Database) -> None:
     chat = new_session(any_database)
     user, answer = conversation(any_database, chat, 1)
     with any_database.session() as s:
-        fresh = service.new_sibling(s, answer, run_id="run-9")
+        fresh = tree.new_sibling(s, answer, run_id="run-9")
         assert (fresh.parent_id, fresh.role, fresh.status) == (user, "ASSISTANT", "RUNNING")
         assert fresh.branch_order == 1
-        leaf = service.active_leaf(s, chat)
+        leaf = tree.active_leaf(s, chat)
         assert leaf is not None and leaf.id == fresh.id
 
 
@@ -136,34 +136,34 @@ def test_activate_makes_a_dead_message_visible_with_its_ancestors(any_database: 
     q2, a2 = conversation(any_database, chat, 1, parent_id=a1)
     q1b = add(any_database, chat, None, "USER", "edited")
     with any_database.session() as s:
-        assert [m.id for m in service.active_branch(s, chat)] == [q1b]
-        service.activate(s, a2)
+        assert [m.id for m in tree.active_branch(s, chat)] == [q1b]
+        tree.activate(s, a2)
     with any_database.session() as s:
-        assert [m.id for m in service.active_branch(s, chat)] == [q1, a1, q2, a2]
-        assert [m.is_active for m in service.siblings_of(s, q1)] == [True, False]
+        assert [m.id for m in tree.active_branch(s, chat)] == [q1, a1, q2, a2]
+        assert [m.is_active for m in tree.siblings_of(s, q1)] == [True, False]
 
 
 def test_edit_user_message_keeps_the_old_version(any_database: Database) -> None:
     chat = new_session(any_database)
     q1, a1, q2, _ = conversation(any_database, chat, 2)
     with any_database.session() as s:
-        fresh = service.edit_user_message(s, q2, "changed")
+        fresh = tree.edit_user_message(s, q2, "changed")
         assert fresh.parent_id == a1
     with any_database.session() as s:
-        assert [m.id for m in service.active_branch(s, chat)] == [q1, a1, fresh.id]
+        assert [m.id for m in tree.active_branch(s, chat)] == [q1, a1, fresh.id]
         assert s.get(ChatMessage, q2).content == "question 1"  # type: ignore[union-attr]
         with pytest.raises(Invalid):
-            service.edit_user_message(s, a1, "no")
+            tree.edit_user_message(s, a1, "no")
 
 
 def test_active_branch_limit_and_before(any_database: Database) -> None:
     chat = new_session(any_database)
     ids = conversation(any_database, chat, 5)
     with any_database.session() as s:
-        assert [m.id for m in service.active_branch(s, chat, limit=3)] == ids[-3:]
-        assert [m.id for m in service.active_branch(s, chat, limit=3, before=ids[5])] == ids[2:5]
-        assert [m.id for m in service.active_branch(s, chat, before=ids[3])] == ids[:3]
-        assert service.active_branch(s, chat, limit=3, before=ids[0]) == []
+        assert [m.id for m in tree.active_branch(s, chat, limit=3)] == ids[-3:]
+        assert [m.id for m in tree.active_branch(s, chat, limit=3, before=ids[5])] == ids[2:5]
+        assert [m.id for m in tree.active_branch(s, chat, before=ids[3])] == ids[:3]
+        assert tree.active_branch(s, chat, limit=3, before=ids[0]) == []
 
 
 def test_a_deep_branch_is_read_whole_in_constant_statements(any_database: Database) -> None:
@@ -175,15 +175,15 @@ def test_a_deep_branch_is_read_whole_in_constant_statements(any_database: Databa
     for session_id in (shallow, chat):
         with any_database.session() as s, count_statements(any_database) as seen:
             chat_row = sessions.get_session(s, session_id)
-            page = service.active_branch(s, session_id, limit=51)
+            page = tree.active_branch(s, session_id, limit=51)
             message_publics(s, page[-50:])
             session_publics(s, [chat_row])
             counts.append(len(seen))
     assert counts[0] == counts[1]
     with any_database.session() as s:
-        assert [m.id for m in service.active_branch(s, chat, limit=51)] == ids[-51:]
-        assert len(service.active_branch(s, chat)) == 1500
-        leaf = service.active_leaf(s, chat)
+        assert [m.id for m in tree.active_branch(s, chat, limit=51)] == ids[-51:]
+        assert len(tree.active_branch(s, chat)) == 1500
+        leaf = tree.active_leaf(s, chat)
         assert leaf is not None and leaf.id == ids[-1]
 
 
@@ -200,17 +200,17 @@ def test_auto_title_from_the_first_user_message(any_database: Database) -> None:
     chat = new_session(any_database)
     add(any_database, chat, None, "USER", "Line one\nline two and a long tail that is cut")
     with any_database.session() as s:
-        assert service.auto_title_if_needed(s, chat) == "Line one line two and a long t"
+        assert tree.auto_title_if_needed(s, chat) == "Line one line two and a long t"
     with any_database.session() as s:
         assert s.get(ChatSession, chat).title == "Line one line two and a long t"  # type: ignore[union-attr]
-        add_after = service.auto_title_if_needed(s, chat)
+        add_after = tree.auto_title_if_needed(s, chat)
         assert add_after == "Line one line two and a long t"
 
 
 def test_make_title() -> None:
-    assert service.make_title("a\r\n\r\nb") == "a b"
-    assert service.make_title("\n\n") is None
-    assert len(service.make_title("x" * 100) or "") == 30
+    assert tree.make_title("a\r\n\r\nb") == "a b"
+    assert tree.make_title("\n\n") is None
+    assert len(tree.make_title("x" * 100) or "") == 30
 
 
 def test_run_state_is_derived_from_rows(any_database: Database) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentchat.chat import service, sessions
+from agentchat.chat import sessions, tree
 from agentchat.chat.schemas import SessionCreate
 from agentchat.chat.tables import ChatMessageLog
 from agentchat.core.database import Database
@@ -43,7 +43,7 @@ def append(
     logs: list[LogLine] = (),  # type: ignore[assignment]
 ) -> int:
     with db.session() as s:
-        message = service.append_message(s, session_id, parent_id, role, content, status)
+        message = tree.append_message(s, session_id, parent_id, role, content, status)
         for seq, (kind, text, tool, meta) in enumerate(logs):
             s.add(
                 ChatMessageLog(

@@ -63,7 +63,7 @@ def test_ask_and_watch_the_thinking_panel_fold_into_a_summary(
     expect(panel).to_have_attribute("data-state", "done")
     expect(tid(panel, "thinking-status")).to_have_count(0)
     summary = tid(panel, "thinking-summary")
-    expect(summary).to_have_text(re.compile(r"thought \d+ s · 2 tool calls"))
+    expect(summary).to_have_text(re.compile(r"Thought for \d+ s · 2 tool calls"))
     expect(tid(panel, "todo-item")).to_have_count(0)  # folded
     answer = tid(reply, "answer")
     expect(answer.locator("pre code")).to_have_text("print('hi')\n")

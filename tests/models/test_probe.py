@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from agentchat.models.probe import probe
+from agentchat.models.probe import NO_MODEL_ANSWER, probe
 from agentchat.models.service import ResolvedModel
 from tests.models.conftest import FakeProvider
 from tests.models.fake_provider import GOOD_KEY, unused_port
@@ -87,7 +87,7 @@ async def test_plain_text_error_is_reported(
     client: httpx.AsyncClient, fake_provider: FakeProvider
 ) -> None:
     result = await _test(client, baseUrl=f"{fake_provider.url}/broken")
-    assert result["error"] == "HTTP 502: upstream exploded"
+    assert result["error"] == NO_MODEL_ANSWER  # a plain-text body is not echoed
 
 
 async def test_non_json_success_is_not_ok(
@@ -95,7 +95,7 @@ async def test_non_json_success_is_not_ok(
 ) -> None:
     result = await _test(client, baseUrl=f"{fake_provider.url}/html")
     assert result["ok"] is False
-    assert "not a JSON object" in result["error"]
+    assert result["error"] == NO_MODEL_ANSWER
 
 
 async def test_unreachable_endpoint_is_reported(client: httpx.AsyncClient) -> None:
@@ -103,7 +103,7 @@ async def test_unreachable_endpoint_is_reported(client: httpx.AsyncClient) -> No
     result = await _test(client, baseUrl=url)
 
     assert result["ok"] is False
-    assert result["error"].startswith(f"Could not reach {url}")
+    assert result["error"] == NO_MODEL_ANSWER  # closed port: the same words as a timeout
 
 
 async def test_slow_endpoint_times_out(fake_provider: FakeProvider) -> None:
@@ -119,7 +119,7 @@ async def test_slow_endpoint_times_out(fake_provider: FakeProvider) -> None:
     result = await probe(target, timeout=0.3)
 
     assert result.ok is False
-    assert result.error == f"No answer from {fake_provider.url}/slow within 0.3 s."
+    assert result.error == NO_MODEL_ANSWER
     assert result.latency_ms >= 300
 
 
@@ -130,4 +130,4 @@ async def test_key_is_masked_even_when_echoed_in_a_long_message(
 
     assert WRONG_KEY not in result["error"]
     assert result["error"].startswith("HTTP 401: bad key *** x x")
-    assert len(result["error"]) == 501  # shortened, with an ellipsis
+    assert len(result["error"]) == 301  # shortened to 300, with an ellipsis

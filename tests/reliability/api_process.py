@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentchat.core.local_stack import free_port, wait_for_health
+from agentchat.local_stack import free_port, wait_for_health
 from agentchat.migrations import upgrade
 from tests.support.servers import BridgeProcess
 

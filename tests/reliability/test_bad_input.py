@@ -54,7 +54,7 @@ def test_unknown_and_out_of_range_ids_are_refused(stack: Stack) -> None:
         _error(http.get(f"/api/chat/runs/{UNKNOWN_RUN}/{path}"), 404)
     _error(http.post(f"/api/chat/runs/{UNKNOWN_RUN}/stop"), 404)
     answer = {"clarifyId": "c1", "answer": "yes"}
-    _error(http.post(f"/api/chat/runs/{UNKNOWN_RUN}/resume", json=answer), 404)
+    _error(http.post(f"/api/chat/runs/{UNKNOWN_RUN}/clarify", json=answer), 404)
     huge = 2**70
     _error(http.post(f"/api/chat/sessions/{huge}/runs", json={"message": "x"}), 422, "invalid")
     _error(http.post(f"/api/chat/messages/{huge}/regenerate"), 422, "invalid")
@@ -78,7 +78,7 @@ def test_ids_of_the_wrong_kind_are_refused(stack: Stack) -> None:
     _error(http.post(f"/api/chat/sessions/{session_id}/runs", json=answered), 409)
     _error(http.post(f"/api/chat/runs/{run_id}/stop"), 409, "run_finished")
     late = {"clarifyId": "c1", "answer": "yes"}
-    assert http.post(f"/api/chat/runs/{run_id}/resume", json=late).status_code == 409
+    assert http.post(f"/api/chat/runs/{run_id}/clarify", json=late).status_code == 409
     _error(http.post(f"/api/chat/runs/{answer_id}/stop"), 404)
     detail = stack.get(f"/api/chat/sessions/{session_id}")
     assert [m["id"] for m in detail["messages"]] == [user_id, answer_id]

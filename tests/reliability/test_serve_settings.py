@@ -12,8 +12,8 @@ import pytest
 import typer.main
 
 from agentchat.cli import app
-from agentchat.core.local_stack import free_port
 from agentchat.core.settings import Settings
+from agentchat.local_stack import free_port
 from tests.support.serve_process import Served, spawn_serve
 
 README = Path(__file__).parents[2] / "README.md"

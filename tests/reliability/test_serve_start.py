@@ -12,7 +12,7 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
-from agentchat.core.local_stack import free_port
+from agentchat.local_stack import free_port
 from agentchat.migrations import upgrade
 from agentchat.migrations.on_start import head_revisions, migration_lock
 from tests.support.databases import MY_SERVER, PG_SERVER, fresh_database_url, worker_tag

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agentchat.chat import service as tree
+from agentchat.chat import tree
 from tests.runs.conftest import Stack
 
 

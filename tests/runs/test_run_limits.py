@@ -22,7 +22,7 @@ def test_one_run_per_session_and_a_global_cap(
         run_b = stack.start(b, "#sleep 3000\n#say b")["runId"]
         full = stack.http.post(f"/api/chat/sessions/{c}/runs", json={"message": "hi"})
         assert full.status_code == 429
-        assert full.json()["error"]["code"] == "too_many_runs"
+        assert full.json()["error"]["code"] == "too_many_requests"
         for run_id in (run_a, run_b):
             stack.post(f"/api/chat/runs/{run_id}/stop", expect=200)
         stack.ask(c, "#say now there is room")
@@ -51,7 +51,7 @@ def test_bad_requests_get_clear_errors(stack: Stack) -> None:
         ("get", "/api/chat/runs/unknown-run/state", None, 404),
         ("get", "/api/chat/runs/unknown-run/stream", None, 404),
         ("post", "/api/chat/runs/unknown-run/stop", None, 404),
-        ("post", "/api/chat/runs/unknown-run/resume", {"clarifyId": "c", "answer": "a"}, 404),
+        ("post", "/api/chat/runs/unknown-run/clarify", {"clarifyId": "c", "answer": "a"}, 404),
         ("post", "/api/chat/messages/999999/regenerate", None, 404),
     ]
     for method, path, body, status in cases:

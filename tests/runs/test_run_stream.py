@@ -90,15 +90,15 @@ def test_clarify_is_answered_after_a_reconnect(stack: Stack) -> None:
     assert state["pendingClarify"]["question"] == "Which colour?"
     assert state["pendingClarify"]["choices"] == ["red", "blue"]
     sessions = stack.get("/api/chat/sessions")["items"]
-    assert sessions[0]["waitingForInput"] is True
+    assert sessions[0]["hasPendingClarify"] is True
 
     clarify_id = request.data["meta"]["clarifyId"]
     wrong = stack.http.post(
-        f"/api/chat/runs/{run_id}/resume", json={"clarifyId": "nope", "answer": "x"}
+        f"/api/chat/runs/{run_id}/clarify", json={"clarifyId": "nope", "answer": "x"}
     )
     assert wrong.status_code == 409
     stack.post(
-        f"/api/chat/runs/{run_id}/resume", {"clarifyId": clarify_id, "answer": "blue"}, expect=200
+        f"/api/chat/runs/{run_id}/clarify", {"clarifyId": clarify_id, "answer": "blue"}, expect=200
     )
     rest = stack.events(run_id, last=seen[-1].num)
     assert rest[0].num == seen[-1].num + 1
@@ -106,7 +106,7 @@ def test_clarify_is_answered_after_a_reconnect(stack: Stack) -> None:
     assert rest[-1].event == "workflow_complete"
     assert "blue" in rest[-1].data["finalText"]
     stale = stack.http.post(
-        f"/api/chat/runs/{run_id}/resume", json={"clarifyId": clarify_id, "answer": "red"}
+        f"/api/chat/runs/{run_id}/clarify", json={"clarifyId": clarify_id, "answer": "red"}
     )
     assert stale.status_code == 409
     assert stack.get(f"/api/chat/runs/{run_id}/state")["pendingClarify"] is None

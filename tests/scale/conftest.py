@@ -23,7 +23,7 @@ import pytest
 from redis import Redis
 from sqlalchemy import create_engine, text
 
-from agentchat.core.local_stack import free_port, wait_for_health
+from agentchat.local_stack import free_port, wait_for_health
 from agentchat.scripted_llm.server import serve_in_thread
 from tests.support.databases import PG_SERVER, fresh_database_url, worker_tag
 from tests.support.servers import BridgeProcess, start_bridge

@@ -49,9 +49,9 @@ def test_a_clarify_asked_on_a_is_answered_through_b(cluster: Cluster) -> None:
     seen = b.events(run_id, stop=asked)
     clarify_id = next(e for e in seen if asked([e])).data["meta"]["clarifyId"]
     assert b.get(f"/api/chat/runs/{run_id}/state")["pendingClarify"]["clarifyId"] == clarify_id
-    wrong = b.http.post(f"/api/chat/runs/{run_id}/resume", json={"clarifyId": "x", "answer": "x"})
+    wrong = b.http.post(f"/api/chat/runs/{run_id}/clarify", json={"clarifyId": "x", "answer": "x"})
     assert wrong.status_code == 409
-    b.post(f"/api/chat/runs/{run_id}/resume", {"clarifyId": clarify_id, "answer": "blue"}, 200)
+    b.post(f"/api/chat/runs/{run_id}/clarify", {"clarifyId": clarify_id, "answer": "blue"}, 200)
     rest = b.events(run_id, last=seen[-1].num)
     assert any(e.data.get("kind") == "clarify_answered" for e in rest)
     assert "blue" in _final(rest)
@@ -123,7 +123,7 @@ def test_the_global_cap_holds_across_processes(cluster: Cluster) -> None:
         for api, sid in zip(apis, sessions, strict=True)
     ]
     assert [r.status_code for r in sequential] == [201] * MAX_ACTIVE_RUNS + [429]
-    assert sequential[-1].json()["error"]["code"] == "too_many_runs"
+    assert sequential[-1].json()["error"]["code"] == "too_many_requests"
     _stop_all(b, sequential)
 
     for _ in range(2):  # at the same moment, through both processes

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agentchat.core.local_stack import free_port, wait_for_health
+from agentchat.local_stack import free_port, wait_for_health
 from tests.scale.conftest import REDIS_URL, delete_keys, drop_schema
 from tests.support.databases import fresh_database_url, worker_tag
 from tests.support.sse import read_events, until_terminal

@@ -32,13 +32,15 @@ async def client_for(
     app: FastAPI, client: tuple[str, int] = ("127.0.0.1", 40000), **kw: Any
 ) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app, client=client)
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver", **kw) as c:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", **kw) as c:
         yield c
 
 
 @pytest.fixture
 def token_app(tmp_path: Path, database: Database) -> FastAPI:
-    return create_app(make_settings(tmp_path, auth_token=TOKEN), database=database)
+    # no failure throttle here: these tests try every route with wrong credentials
+    settings = make_settings(tmp_path, auth_token=TOKEN, auth_failures_per_minute=0)
+    return create_app(settings, database=database)
 
 
 @pytest.fixture

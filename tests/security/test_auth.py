@@ -10,7 +10,8 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from starlette.routing import Route
 
-from agentchat.core.auth import PUBLIC_API_PATHS, cookie_value, is_authenticated
+from agentchat.core.auth_sessions import MemorySessions
+from agentchat.web.auth import PUBLIC_API_PATHS, is_authenticated
 from tests.security.conftest import TOKEN, client_for
 
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
@@ -58,7 +59,7 @@ async def test_every_api_route_refuses_a_wrong_token(
         (b"authorization", f"Bearer {TOKEN[:-1]}".encode()),
         (b"authorization", f"Basic {TOKEN}".encode()),
         (b"authorization", TOKEN.encode()),
-        (b"cookie", f"agentchat_token={TOKEN}".encode()),  # the cookie holds a derived value
+        (b"cookie", f"agentchat_token={TOKEN}".encode()),  # the cookie holds a session id
         (b"authorization", "Bearer ünïcode".encode()),
     ]
     for method, path, _ in guarded_requests(token_app):
@@ -113,12 +114,12 @@ async def test_login_sets_an_http_only_strict_cookie_that_opens_the_api(
     assert response.status_code == 200
     assert response.json() == {"authRequired": True, "authenticated": True}
     cookie = response.headers["set-cookie"]
-    assert cookie.startswith(f"agentchat_token={cookie_value(TOKEN)};")
+    session_id = token_client.cookies["agentchat_token"]
+    assert cookie.startswith(f"agentchat_token={session_id};") and len(session_id) >= 40
     assert TOKEN not in cookie
-    for attribute in ("HttpOnly", "SameSite=strict", "Path=/"):
+    for attribute in ("HttpOnly", "SameSite=strict", "Path=/", "Max-Age="):
         assert attribute.lower() in cookie.lower()
 
-    token_client.cookies.set("agentchat_token", cookie_value(TOKEN))
     assert (await token_client.get("/api/models")).status_code == 200
     status = await token_client.get("/api/auth/status")
     assert status.json() == {"authRequired": True, "authenticated": True}
@@ -149,12 +150,17 @@ async def test_streams_demand_the_token(token_app: FastAPI) -> None:
             assert response.headers["content-type"] == "application/json"
 
 
-def test_is_authenticated_reads_header_and_cookie() -> None:
+async def test_is_authenticated_reads_header_and_cookie() -> None:
     def scope(*headers: tuple[bytes, bytes]) -> dict[str, object]:
         return {"type": "http", "headers": list(headers)}
 
-    assert is_authenticated(scope((b"authorization", f"Bearer {TOKEN}".encode())), TOKEN)
-    cookie = f"a=b; agentchat_token={cookie_value(TOKEN)}".encode()
-    assert is_authenticated(scope((b"cookie", cookie)), TOKEN)
-    assert not is_authenticated(scope(), TOKEN)
-    assert not is_authenticated(scope((b"cookie", b"agentchat_token=")), TOKEN)
+    sessions = MemorySessions(ttl_s=60)
+    session_id = await sessions.create()
+    bearer = scope((b"authorization", f"Bearer {TOKEN}".encode()))
+    assert await is_authenticated(bearer, TOKEN, sessions)
+    cookie = f"a=b; agentchat_token={session_id}".encode()
+    assert await is_authenticated(scope((b"cookie", cookie)), TOKEN, sessions)
+    assert not await is_authenticated(scope(), TOKEN, sessions)
+    assert not await is_authenticated(scope((b"cookie", b"agentchat_token=")), TOKEN, sessions)
+    await sessions.revoke(session_id)
+    assert not await is_authenticated(scope((b"cookie", cookie)), TOKEN, sessions)

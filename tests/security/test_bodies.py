@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from agentchat.core.body_guard import MAX_JSON_DEPTH, too_deep
+from agentchat.web.body_guard import MAX_JSON_DEPTH, too_deep
 
 MIB = 1024 * 1024
 JSON = {"Content-Type": "application/json"}

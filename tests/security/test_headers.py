@@ -10,8 +10,8 @@ from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from starlette.responses import StreamingResponse
 
-from agentchat.core.headers import CONTENT_SECURITY_POLICY
-from agentchat.core.security import install_security
+from agentchat.web.headers import CONTENT_SECURITY_POLICY
+from agentchat.web.security import install_security
 from tests.security.conftest import client_for, make_settings
 
 ALWAYS = {
@@ -112,7 +112,7 @@ async def test_an_unexpected_error_is_json_with_the_security_headers(app: FastAP
 
     app.router.routes.insert(0, app.router.routes.pop())  # before the page's catch-all
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
         response = await c.get("/api/test-boom")
     assert response.status_code == 500
     assert response.json()["error"]["code"] == "internal"

@@ -10,16 +10,21 @@ import pytest
 
 from agentchat.app import create_app
 from agentchat.core.database import Database
-from agentchat.core.security import hostname, origin_authority
+from agentchat.web.security import hostname, origin_authority
 from tests.security.conftest import TOKEN, client_for, make_settings
 
 
 @pytest.mark.parametrize(
-    "host", ["testserver", "localhost:8000", "127.0.0.1:1", "[::1]:8000", "LOCALHOST", "localhost."]
+    "host", ["127.0.0.1", "localhost:8000", "127.0.0.1:1", "[::1]:8000", "LOCALHOST", "localhost."]
 )
 async def test_loopback_names_are_allowed(client: httpx.AsyncClient, host: str) -> None:
     response = await client.get("/api/health", headers={"Host": host})
     assert response.status_code == 200, response.text
+
+
+async def test_testserver_is_not_a_default_host(client: httpx.AsyncClient) -> None:
+    response = await client.get("/api/health", headers={"Host": "testserver"})
+    assert response.status_code == 403
 
 
 @pytest.mark.parametrize(
@@ -49,7 +54,7 @@ async def test_configured_host_and_allowed_hosts_are_added(
         for host, status in [
             ("chat.lan:8000", 200),
             ("agents.example.org", 200),
-            ("testserver", 403),  # allowed_hosts replaces the default list
+            ("127.0.0.1", 403),  # allowed_hosts replaces the default list
             ("evil.example", 403),
         ]:
             response = await c.get("/api/health", headers={"Host": host})
@@ -66,7 +71,7 @@ async def test_a_star_allows_any_host(tmp_path: Path, database: Database) -> Non
 @pytest.mark.parametrize(
     ("host", "origin"),
     [
-        ("testserver", "http://testserver"),
+        ("127.0.0.1", "http://127.0.0.1"),
         ("localhost:5173", "http://localhost:5173"),
         ("localhost", "http://localhost:80"),
         ("127.0.0.1:8000", "http://127.0.0.1:8000/"),
@@ -82,12 +87,13 @@ async def test_same_origin_requests_pass(client: httpx.AsyncClient, host: str, o
     "origin",
     [
         "http://evil.example",
-        "http://testserver.evil.example",
-        "http://testserver:8080",
+        "http://127.0.0.1.evil.example",
+        "http://127.0.0.1:8080",
+        "https://127.0.0.1",  # same host, another scheme: another origin
         "null",
         "file://",
         "garbage",
-        "http://testserver:notaport",
+        "http://127.0.0.1:notaport",
     ],
 )
 async def test_other_origins_get_403_on_the_api(client: httpx.AsyncClient, origin: str) -> None:
@@ -111,7 +117,7 @@ async def test_a_cross_site_page_cannot_start_anything(client: httpx.AsyncClient
 
 
 async def test_no_cors_headers_unless_configured(client: httpx.AsyncClient) -> None:
-    response = await client.get("/api/models", headers={"Origin": "http://testserver"})
+    response = await client.get("/api/models", headers={"Origin": "http://127.0.0.1"})
     assert not [h for h in response.headers if h.lower().startswith("access-control-")]
     preflight = await client.options(
         "/api/models",

@@ -9,7 +9,7 @@ from fastapi import FastAPI
 from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.errors import NotFound
-from agentchat.core.ratelimit import TokenBucket, limited_kind
+from agentchat.web.ratelimit import TokenBucket, limited_kind
 from tests.security.conftest import TOKEN, client_for, make_settings
 
 RATE = 3
@@ -49,7 +49,7 @@ async def test_run_starts_over_the_rate_get_429_with_retry_after(
         assert statuses == [404] * RATE
         refused = await c.post("/api/chat/sessions/2/runs", json=RUN_BODY)
         assert refused.status_code == 429
-        assert refused.json()["error"]["code"] == "rate_limited"
+        assert refused.json()["error"]["code"] == "too_many_requests"
         assert 1 <= int(refused.headers["retry-after"]) <= 60 // RATE
         again = await c.post("/api/chat/messages/5/regenerate")
         assert again.status_code == 429  # regenerate draws from the same bucket

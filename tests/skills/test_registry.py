@@ -89,7 +89,7 @@ def test_folder_swapped_for_a_link_after_listing_is_not_followed(
     os.rename(skills_dir / "swap", skills_dir / "old")
     (skills_dir / "swap").symlink_to(outside, target_is_directory=True)
 
-    skill = registry._load("swap")
+    skill = registry._load("swap", skills_dir)
 
     assert skill.error is not None
     assert SECRET not in skill.content

@@ -32,11 +32,13 @@ async def test_list_skills(client: httpx.AsyncClient, skills_dir: Path) -> None:
             "name": "broken",
             "description": "",
             "error": "SKILL.md must start with YAML front matter between '---' lines",
+            "agentMade": False,
         },
         {
             "folderName": "readme-gen",
             "name": "readme-gen",
             "description": "Does readme-gen things",
+            "agentMade": False,
         },
     ]
 
@@ -58,6 +60,7 @@ async def test_get_skill_with_content(client: httpx.AsyncClient, skills_dir: Pat
         "name": "readme-gen",
         "description": "Does readme-gen things",
         "content": text,
+        "agentMade": False,
     }
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 
 from agentchat.core.database import Database
-from agentchat.core.tables import Base
 from agentchat.migrations import upgrade
+from agentchat.migrations.tables import Base
 
 PG_SERVER = os.environ.get("AGENTCHAT_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 MY_SERVER = os.environ.get("AGENTCHAT_TEST_MYSQL", "mysql+pymysql://root@127.0.0.1:3306/test")

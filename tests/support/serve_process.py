@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from agentchat.core.local_stack import free_port
+from agentchat.local_stack import free_port
 
 START_TIMEOUT_S = 90.0
 # No bridge child (these tests start processes, not runs) and no rate limit.

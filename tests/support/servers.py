@@ -16,7 +16,7 @@ from pathlib import Path
 import uvicorn
 from fastapi import FastAPI
 
-from agentchat.core.local_stack import free_port, wait_for_health
+from agentchat.local_stack import free_port, wait_for_health
 
 BRIDGE_START_TIMEOUT_S = 120.0
 

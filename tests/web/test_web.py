@@ -10,8 +10,8 @@ import httpx
 import pytest
 from fastapi import APIRouter, FastAPI
 
-from agentchat.core.error_handlers import install_error_handlers
-from agentchat.web import CONTENT_SECURITY_POLICY, STATIC_DIR, mount_frontend
+from agentchat.web.error_handlers import install_api_error_handlers
+from agentchat.web.frontend import CONTENT_SECURITY_POLICY, STATIC_DIR, mount_frontend
 
 INDEX = (
     '<!doctype html><html><head><script type="module" src="/assets/app-1.js"></script>'
@@ -31,7 +31,7 @@ def _build(root: Path) -> Path:
 
 def _app(static_dir: Path) -> FastAPI:
     app = FastAPI()
-    install_error_handlers(app)
+    install_api_error_handlers(app)
     api = APIRouter()
 
     @api.get("/api/things")
@@ -45,7 +45,7 @@ def _app(static_dir: Path) -> FastAPI:
 
 async def _client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
         yield c
 
 

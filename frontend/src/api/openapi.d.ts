@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Login
-         * @description Check the token and keep the sign-in in a cookie that scripts cannot read.
+         * @description Check the token and start a server-side session kept in a cookie scripts cannot read.
          */
         post: operations["login"];
         delete?: never;
@@ -53,7 +53,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Logout */
+        /**
+         * Logout
+         * @description End this sign-in on the server (the cookie stops working everywhere) and drop it.
+         */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -349,7 +352,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/chat/runs/{run_id}/resume": {
+    "/api/chat/runs/{run_id}/clarify": {
         parameters: {
             query?: never;
             header?: never;
@@ -359,7 +362,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Resume Run */
-        post: operations["resumeRun"];
+        post: operations["answerClarify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -479,7 +482,8 @@ export interface paths {
         head?: never;
         /**
          * Update Model
-         * @description Change the fields sent. apiKey omitted keeps the key; "" clears it.
+         * @description Change the fields sent. apiKey omitted keeps the key, "" clears it; a new baseUrl or
+         *     provider without an apiKey clears the stored key (it never follows the model elsewhere).
          */
         patch: operations["updateModel"];
         trace?: never;
@@ -673,12 +677,10 @@ export interface components {
             sessionId: number;
             /** Parentid */
             parentId: number | null;
-            /** Role */
-            role: string;
+            role: components["schemas"]["MessageRole"];
             /** Content */
             content: string;
-            /** Status */
-            status: string;
+            status: components["schemas"]["MessageStatus"];
             /** Isactive */
             isActive: boolean;
             /** Branchorder */
@@ -704,6 +706,16 @@ export interface components {
             /** Logs */
             logs: components["schemas"]["LogPublic"][];
         };
+        /**
+         * MessageRole
+         * @enum {string}
+         */
+        MessageRole: "USER" | "ASSISTANT" | "SYSTEM";
+        /**
+         * MessageStatus
+         * @enum {string}
+         */
+        MessageStatus: "SENT" | "RUNNING" | "SUCCESS" | "FAILED" | "STOPPED" | "SUMMARY" | "RESET";
         /**
          * ModelCreate
          * @description baseUrl may be omitted for the named providers (their public endpoint is used).
@@ -895,8 +907,7 @@ export interface components {
             sessionId: number;
             /** Messageid */
             messageId: number;
-            /** Status */
-            status: string;
+            status: components["schemas"]["MessageStatus"];
             /** Eventcount */
             eventCount: number;
             pendingClarify: components["schemas"]["PendingClarify"] | null;
@@ -966,8 +977,7 @@ export interface components {
             skillFolder: string | null;
             /** Hermessession */
             hermesSession: string | null;
-            /** Status */
-            status: string;
+            status: components["schemas"]["SessionStatus"];
             /** Createdat */
             createdAt: string;
             /** Updatedat */
@@ -984,10 +994,10 @@ export interface components {
              */
             hasActiveRun: boolean;
             /**
-             * Waitingforinput
+             * Haspendingclarify
              * @default false
              */
-            waitingForInput: boolean;
+            hasPendingClarify: boolean;
             /** Activerunid */
             activeRunId: string | null;
         };
@@ -1013,6 +1023,11 @@ export interface components {
             toolCalls: number;
         };
         /**
+         * SessionStatus
+         * @enum {string}
+         */
+        SessionStatus: "ACTIVE" | "ARCHIVED";
+        /**
          * SessionUpdate
          * @description Only the fields sent are changed; `null` clears title, modelId or skillFolder.
          */
@@ -1023,8 +1038,7 @@ export interface components {
             modelId?: number | null;
             /** Skillfolder */
             skillFolder?: string | null;
-            /** Status */
-            status?: ("ACTIVE" | "ARCHIVED") | null;
+            status?: components["schemas"]["SessionStatus"] | null;
         };
         /** SkillDetail */
         SkillDetail: {
@@ -1036,6 +1050,11 @@ export interface components {
             description: string;
             /** Error */
             error?: string | null;
+            /**
+             * Agentmade
+             * @default false
+             */
+            agentMade?: boolean;
             /** Content */
             content: string;
         };
@@ -1049,6 +1068,11 @@ export interface components {
             description: string;
             /** Error */
             error?: string | null;
+            /**
+             * Agentmade
+             * @default false
+             */
+            agentMade?: boolean;
         };
         /**
          * ToolCallPublic
@@ -1151,10 +1175,8 @@ export interface components {
             branchOrder: number;
             /** Isactive */
             isActive: boolean;
-            /** Role */
-            role: string;
-            /** Status */
-            status: string;
+            role: components["schemas"]["MessageRole"];
+            status: components["schemas"]["MessageStatus"];
             /** Createdat */
             createdAt: string;
             /** Preview */
@@ -1227,6 +1249,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many failed attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2116,7 +2147,7 @@ export interface operations {
             };
         };
     };
-    resumeRun: {
+    answerClarify: {
         parameters: {
             query?: never;
             header?: never;

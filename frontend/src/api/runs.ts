@@ -8,7 +8,7 @@ export const runsApi = {
   regenerate: (messageId: number) => http.post<Regenerated>(`/api/chat/messages/${messageId}/regenerate`),
   state: (runId: string) => http.get<RunSnapshot>(`/api/chat/runs/${encodeURIComponent(runId)}/state`),
   resume: (runId: string, clarifyId: string, answer: string) =>
-    http.post<RunSnapshot>(`/api/chat/runs/${encodeURIComponent(runId)}/resume`, { clarifyId, answer }),
+    http.post<RunSnapshot>(`/api/chat/runs/${encodeURIComponent(runId)}/clarify`, { clarifyId, answer }),
   stop: (runId: string) => http.post<RunSnapshot>(`/api/chat/runs/${encodeURIComponent(runId)}/stop`),
   /** The multiplexed stream of several runs, each resumed after its last seen event id. */
   streamUrl: (runs: { runId: string; lastEventId: number }[]) =>

@@ -89,7 +89,7 @@ export function useSessionList(pool: RunPool = useGlobalRuns(), searchDelayMs = 
   }
 
   function isWaiting(s: Session): boolean {
-    return pool.sessionRun(s.id) ? pool.waitingForInput(s.id) : s.waitingForInput
+    return pool.sessionRun(s.id) ? pool.waitingForInput(s.id) : s.hasPendingClarify
   }
 
   let searchTimer: ReturnType<typeof setTimeout> | undefined

@@ -23,9 +23,14 @@ export const i18n = createI18n({
   messages: { en, zh },
 })
 
+/** <html lang> in step with the page's language (screen readers, fonts, hyphenation). */
+export function applyLangToDocument(locale: Locale = i18n.global.locale.value as Locale): void {
+  document.documentElement.lang = locale === 'zh' ? 'zh-CN' : 'en'
+}
+
 export function setLocale(locale: Locale): void {
   i18n.global.locale.value = locale
-  document.documentElement.lang = locale === 'zh' ? 'zh-CN' : 'en'
+  applyLangToDocument(locale)
   try {
     localStorage.setItem(KEY, locale)
   } catch {

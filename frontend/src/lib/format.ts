@@ -1,4 +1,5 @@
 // Small display helpers.
+import { readableRequestError } from './errors'
 
 /** A one-line preview of tool arguments: JSON shortened, whitespace collapsed. */
 export function summarize(text: string | null | undefined, max = 120): string {
@@ -17,7 +18,7 @@ export function formatTime(iso: string | null | undefined, locale?: string): str
     : d.toLocaleDateString(locale, { month: 'short', day: 'numeric' })
 }
 
+/** A failed request or a thrown error as one readable sentence (see errors.ts). */
 export function errorText(err: unknown): string {
-  if (err instanceof Error) return err.message
-  return String(err)
+  return readableRequestError(err)
 }

@@ -20,15 +20,41 @@ function highlight(code: string, lang: string): string {
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false })
 
-md.renderer.rules.fence = (tokens, idx) => {
+/** Words the renderer puts into the HTML, in the page's language (passed as markdown-it env). */
+export interface MarkdownLabels {
+  copy?: string
+  copyCode?: string
+  /** "... not loaded: {src}" */
+  blockedImage?: string
+}
+
+md.renderer.rules.fence = (tokens, idx, _options, env: MarkdownLabels) => {
   const token = tokens[idx]
   const lang = token.info.trim().split(/\s+/)[0] ?? ''
   const label = lang ? `<span class="code-lang">${escapeHtml(lang)}</span>` : '<span class="code-lang"></span>'
+  const copy = escapeHtml(env?.copy ?? 'Copy')
+  const copyCode = escapeHtml(env?.copyCode ?? 'Copy code')
   return (
     `<div class="code-block">` +
     `<div class="code-head">${label}<button type="button" class="code-copy" data-copy-code="1" ` +
-    `aria-label="Copy code">Copy</button></div>` +
+    `aria-label="${copyCode}">${copy}</button></div>` +
     `<pre><code class="hljs">${highlight(token.content, lang)}</code></pre></div>`
+  )
+}
+
+const renderImage = md.renderer.rules.image!
+// An image from another site is not loaded (nothing leaves the page): its alt text and a note
+// with the address as plain text stand in its place.
+md.renderer.rules.image = (tokens, idx, options, env: MarkdownLabels, self) => {
+  const token = tokens[idx]
+  const src = token.attrGet('src') ?? ''
+  if (isSafeImageSrc(src)) return renderImage(tokens, idx, options, env, self)
+  const alt = escapeHtml(self.renderInlineAsText(token.children ?? [], options, env))
+  const shown = src.length > 200 ? src.slice(0, 199) + '…' : src
+  const note = (env?.blockedImage ?? 'Image from another site not loaded: {src}').replace('{src}', shown)
+  return (
+    `<span class="blocked-image" role="note"><img alt="${alt}" data-blocked-src="${escapeHtml(src.slice(0, 200))}">` +
+    `<span class="blocked-note">${escapeHtml(note)}</span></span>`
   )
 }
 
@@ -55,7 +81,7 @@ function installHooks(): void {
     }
     if (el.tagName === 'IMG') {
       const src = el.getAttribute('src') ?? ''
-      if (!isSafeImageSrc(src)) {
+      if (el.hasAttribute('src') && !isSafeImageSrc(src)) {
         el.removeAttribute('src')
         el.setAttribute('data-blocked-src', src.slice(0, 200))
         el.setAttribute('alt', el.getAttribute('alt') || 'image blocked')
@@ -76,9 +102,9 @@ export function sanitizeHtml(html: string): string {
 }
 
 /** Markdown (model output) → sanitised HTML. */
-export function renderMarkdown(text: string | null | undefined): string {
+export function renderMarkdown(text: string | null | undefined, labels: MarkdownLabels = {}): string {
   if (!text) return ''
-  return sanitizeHtml(md.render(text))
+  return sanitizeHtml(md.render(text, { ...labels }))
 }
 
 /** Copy text to the clipboard; falls back to a hidden textarea. */

@@ -1,7 +1,9 @@
 // Readable error and info toasts from anywhere (composables included), via Naive UI's
 // discrete API. Tests replace the sink.
-import { createDiscreteApi } from 'naive-ui'
+import { createDiscreteApi, darkTheme } from 'naive-ui'
+import { computed } from 'vue'
 import { errorText } from './format'
+import { theme } from './theme'
 
 export interface Notifier {
   error(text: string): void
@@ -12,7 +14,8 @@ export interface Notifier {
 let sink: Notifier | null = null
 
 function defaultSink(): Notifier {
-  const { message } = createDiscreteApi(['message'])
+  const configProviderProps = computed(() => ({ theme: theme.value === 'dark' ? darkTheme : null }))
+  const { message } = createDiscreteApi(['message'], { configProviderProps })
   return {
     error: (t) => message.error(t, { duration: 6000, closable: true }),
     success: (t) => message.success(t),

@@ -3,6 +3,7 @@
 // message looks exactly like a live one.
 import type { PendingClarify } from '@/api/schema'
 import { stripHermesDecoration } from './decoration'
+import { annotateRun, type RunStep } from './steps'
 
 export type { PendingClarify }
 
@@ -58,6 +59,7 @@ export interface RunState {
   currentTool: ToolCall | null
   toolHistory: ToolCall[]
   toolCount: number
+  steps: RunStep[]
   todos: TodoItem[]
   pendingClarify: PendingClarify | null
   clarifications: ClarifyAnswered[]
@@ -80,6 +82,7 @@ export function emptyRunState(runId: string | null = null, startedAt: number | n
     currentTool: null,
     toolHistory: [],
     toolCount: 0,
+    steps: [],
     todos: [],
     pendingClarify: null,
     clarifications: [],
@@ -186,6 +189,10 @@ function onClarifyAnswered(s: RunState, meta: Record<string, unknown>): RunState
 
 /** Apply one node_stream item (kind/content/toolName/meta) — shared by events and stored logs. */
 export function applyNodeStream(s: RunState, item: NodeItem): RunState {
+  return annotateRun(s, applyItem(s, item))
+}
+
+function applyItem(s: RunState, item: NodeItem): RunState {
   const content = item.content ?? ''
   const toolName = item.toolName ?? ''
   const meta = record(item.meta)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentchat.bridge import providers
+from agentchat.bridge import agent_guard, providers
 from agentchat.bridge.providers import ModelSpec
 from agentchat.bridge.translate import TurnTranslator
 
@@ -116,6 +116,7 @@ def build_agent(
         **_callbacks(slot),
     )
     slot.agent._print_fn = lambda *a, **k: None
+    agent_guard.harden_agent(slot.agent)
     slot.agent.suppress_status_output = True
     providers.configure_new_agent(slot.agent, spec)
     _capture_compressions(slot)

@@ -23,8 +23,8 @@ ServiceDep = Annotated[BridgeService, Depends(get_service)]
 
 def require_secret(request: Request, service: ServiceDep) -> None:
     secret = service.settings.secret
-    if secret is None:
-        return
+    if secret is None or not secret.get_secret_value():
+        raise Unauthorized("this bridge has no shared secret")
     header = request.headers.get("authorization", "")
     expected = f"Bearer {secret.get_secret_value()}"
     if not hmac.compare_digest(header.encode(), expected.encode()):

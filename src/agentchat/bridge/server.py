@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,6 +14,7 @@ from fastapi import FastAPI
 
 from agentchat import __version__
 from agentchat.bridge.hermes_home import install_bridge_log, prepare_home
+from agentchat.bridge.policy import BridgeMisconfigured, check_secret
 from agentchat.bridge.router import public, router
 from agentchat.bridge.service import BridgeService
 from agentchat.bridge.settings import BridgeSettings
@@ -23,6 +25,7 @@ log = logging.getLogger(__name__)
 
 def create_app(settings: BridgeSettings) -> FastAPI:
     """The bridge app; HERMES_HOME is prepared here, hermes imported at start-up."""
+    check_secret(settings)
     home = prepare_home(settings)
     install_bridge_log(home)
     service = BridgeService(settings)
@@ -36,7 +39,7 @@ def create_app(settings: BridgeSettings) -> FastAPI:
 
     app = FastAPI(title="Hermes Bridge", version=__version__, lifespan=lifespan)
     app.state.bridge = service
-    install_error_handlers(app, database=False)
+    install_error_handlers(app)
     app.include_router(public)
     app.include_router(router)
     return app
@@ -54,4 +57,9 @@ def main(
     if skills_dir is not None:
         overrides["skills_dir"] = skills_dir
     settings = BridgeSettings(**overrides)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
+    os.environ.pop("AGENTCHAT_BRIDGE_SECRET", None)  # read once; the agent's tools never see it
+    try:
+        app = create_app(settings)
+    except BridgeMisconfigured as exc:
+        raise SystemExit(f"agentchat bridge: {exc}") from exc
+    uvicorn.run(app, host=host, port=port, log_level="warning")

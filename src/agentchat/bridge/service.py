@@ -7,7 +7,7 @@ import logging
 from collections.abc import AsyncIterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from agentchat.bridge import hermes_api, summary_usage
+from agentchat.bridge import agent_guard, hermes_api, policy, skill_guard, summary_usage
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.hermes_home import import_hermes
 from agentchat.bridge.memory import MemoryFiles
@@ -16,12 +16,15 @@ from agentchat.bridge.runs import RunHandle, RunRegistry
 from agentchat.bridge.schemas import Ack, ClarifyAnswer, RunEnd, RunRequest
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.bridge.turn import TurnRunner
+from agentchat.core.context_length import DEFAULT_CONTEXT_LENGTH
 from agentchat.core.errors import Conflict, ServiceUnavailable
 from agentchat.events.sse import KEEPALIVE, encode_event
 
 log = logging.getLogger(__name__)
 
-_WARM_MODEL = ModelSpec("http://127.0.0.1:9/v1", "warm-up", "warm-up", "openai-compatible", 131072)
+_WARM_MODEL = ModelSpec(
+    "http://127.0.0.1:9/v1", "warm-up", "warm-up", "openai-compatible", DEFAULT_CONTEXT_LENGTH
+)
 
 
 class BridgeService:
@@ -43,10 +46,13 @@ class BridgeService:
     def warm(self) -> None:
         """Import hermes and build one throw-away agent so the first turn starts fast."""
         import_hermes()
+        skill_guard.install()
+        agent_guard.explain_denials()
         summary_usage.install()
         runner = TurnRunner(self.settings, self.pool)
+        toolsets = policy.hermes_toolsets(self.settings, self.settings.default_toolsets)
         try:
-            hermes_api.build_agent(_WARM_MODEL, "warm-up", self.settings.default_toolsets, 1)
+            hermes_api.build_agent(_WARM_MODEL, "warm-up", toolsets, 1)
         except Exception:
             log.exception("warm-up agent failed (turns may start slower)")
         self._runner = runner

@@ -7,7 +7,8 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-DEFAULT_TOOLSETS = ("clarify", "todo", "memory", "skills")
+from agentchat.core.context_length import DEFAULT_CONTEXT_LENGTH, MIN_CONTEXT_LENGTH
+from agentchat.core.toolsets import DEFAULT_TOOLSETS
 
 
 class BridgeSettings(BaseSettings):
@@ -27,12 +28,17 @@ class BridgeSettings(BaseSettings):
         default=",".join(DEFAULT_TOOLSETS),
         validation_alias=AliasChoices("AGENTCHAT_AGENT_TOOLSETS", "toolsets"),
     )
+    skill_management: bool = Field(
+        default=False,
+        validation_alias=AliasChoices("AGENTCHAT_AGENT_SKILL_MANAGEMENT", "skill_management"),
+        description="The agent may create skills (hermes home only; user skills stay read-only)",
+    )
     pool_size: int = Field(default=8, ge=1)
     clarify_timeout_s: float = Field(default=30 * 60, gt=0)
     keepalive_s: float = Field(default=10.0, gt=0)
     api_max_retries: int = Field(default=1, ge=0)
     request_timeout_s: float = Field(default=300.0, gt=0)
-    default_context_length: int = Field(default=131072, ge=64000)
+    default_context_length: int = Field(default=DEFAULT_CONTEXT_LENGTH, ge=MIN_CONTEXT_LENGTH)
     memory_char_limit: int = 2200
     user_char_limit: int = 1375
     tool_result_max_chars: int = 20_000

@@ -6,16 +6,16 @@ import hashlib
 import json
 import logging
 import re
-from pathlib import Path
 from typing import Any
 
-from agentchat.bridge import hermes_api, summary_usage
+from agentchat.bridge import agent_guard, hermes_api, policy, summary_usage
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.pool import AgentPool, pool_key
 from agentchat.bridge.runs import RunHandle
 from agentchat.bridge.schemas import ModelConfig, RunEnd, RunRequest
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.bridge.translate import TurnTranslator
+from agentchat.core.context_length import MIN_CONTEXT_LENGTH
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,9 @@ class TurnRunner:
             return self._run_locked(handle, request)
         except Exception as exc:
             log.exception("run %s failed", request.run_id)
-            return RunEnd(status="failed", error=f"{type(exc).__name__}: {exc}")
+            return RunEnd(
+                status="failed", error=policy.public_error(f"{type(exc).__name__}: {exc}")
+            )
         finally:
             lock.release()
 
@@ -86,6 +88,7 @@ class TurnRunner:
             if not handle.attach(slot.agent):
                 return RunEnd(status="stopped")
             before = _usage_snapshot(slot.agent)
+            agent_guard.deny_dangerous_on_this_thread()
             with summary_usage.metering() as summary:
                 result = slot.agent.run_conversation(
                     request.user_message,
@@ -102,7 +105,8 @@ class TurnRunner:
 
     def _slot(self, request: RunRequest) -> AgentSlot:
         spec = self._spec(request)
-        toolsets = self._settings.default_toolsets if request.toolsets is None else request.toolsets
+        toolsets = policy.effective_toolsets(self._settings, request.toolsets)
+        toolsets = policy.hermes_toolsets(self._settings, toolsets)
         model_id = _agent_identity(spec, toolsets)
         key = pool_key(request.session_id, str(self._settings.home), model_id, spec.api_key)
         slot, _created = self._pool.get_or_create(
@@ -125,12 +129,8 @@ class TurnRunner:
             agent._cached_system_prompt = None
             slot.system_prompt = request.system_prompt or None
         task_id = f"agentchat-{_SAFE_NAME.sub('_', request.session_id)}"
-        cwd = Path(request.working_dir) if request.working_dir else self._workspace(request)
-        hermes_api.set_task_cwd(task_id, cwd)
+        hermes_api.set_task_cwd(task_id, policy.workspace(self._settings, request.session_id))
         return task_id
-
-    def _workspace(self, request: RunRequest) -> Path:
-        return self._settings.home / "workspaces" / _SAFE_NAME.sub("_", request.session_id)
 
     def _run_end(
         self,
@@ -161,14 +161,16 @@ class TurnRunner:
                 update={"status": "stopped", "final_text": translator.streamed_answer}
             )
         if result.get("failed"):
-            error = str(result.get("error") or result.get("final_response") or "turn failed")
+            error = policy.public_error(
+                str(result.get("error") or result.get("final_response") or "turn failed")
+            )
             update = {"status": "failed", "error": error, "final_text": translator.streamed_answer}
             return end.model_copy(update=update)
         return end
 
 
 def model_spec(model: ModelConfig, default_context_length: int) -> ModelSpec:
-    context = max(model.context_length or default_context_length, 64000)
+    context = max(model.context_length or default_context_length, MIN_CONTEXT_LENGTH)
     fallback = model.fallback
     return ModelSpec(
         base_url=model.base_url.rstrip("/"),

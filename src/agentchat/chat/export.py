@@ -14,10 +14,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from agentchat.chat.export_markdown import markdown_head, message_markdown
+from agentchat.chat.presenters import group_logs, message_public, message_publics, positions_of
 from agentchat.chat.schemas import ExportBranch, ExportFormat, LogPublic, MessagePublic
-from agentchat.chat.service import active_branch
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
-from agentchat.chat.views import group_logs, message_public, message_publics, positions_of
+from agentchat.chat.tree import active_branch
 from agentchat.core.clock import iso, utcnow
 
 FORMAT_TAG = "agentchat.export/1"

@@ -10,10 +10,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from agentchat.chat.agent_log import ToolCall, tool_calls
+from agentchat.chat.presenters import group_logs
 from agentchat.chat.schemas import ToolCallPublic
-from agentchat.chat.service import active_branch
 from agentchat.chat.tables import ChatMessageLog
-from agentchat.chat.views import group_logs
+from agentchat.chat.tree import active_branch
 
 WINDOW = 50  # messages of the branch looked at: the page's own window
 RESULT_CHARS = 4_000

@@ -7,8 +7,15 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response, status
 
 from agentchat.chat import export as exporter
-from agentchat.chat import service, sessions
+from agentchat.chat import sessions, tree
 from agentchat.chat.deps import ChatSessionDep
+from agentchat.chat.presenters import (
+    message_publics,
+    session_detail,
+    session_page,
+    session_publics,
+    version_public,
+)
 from agentchat.chat.recent_tools import recent_tool_calls
 from agentchat.chat.schemas import (
     DEFAULT_PAGE,
@@ -29,13 +36,6 @@ from agentchat.chat.schemas import (
     StatusFilter,
     ToolCallPublic,
     VersionPublic,
-)
-from agentchat.chat.views import (
-    message_publics,
-    session_detail,
-    session_page,
-    session_publics,
-    version_public,
 )
 from agentchat.core.deps import DbSession
 from agentchat.core.schemas import ERROR_RESPONSES
@@ -82,7 +82,7 @@ def list_messages(
     limit: PageSize = DEFAULT_PAGE,
 ) -> MessagePage:
     """Messages of the active branch (or of `before`'s branch, above it), oldest first."""
-    messages = service.active_branch(db, chat.id, limit=limit + 1, before=before)
+    messages = tree.active_branch(db, chat.id, limit=limit + 1, before=before)
     return MessagePage(
         messages=message_publics(db, messages[-limit:]), has_more=len(messages) > limit
     )
@@ -139,18 +139,18 @@ def export_session(
 @router.get("/messages/{message_id}/versions", operation_id="listMessageVersions")
 def list_versions(message_id: int, db: DbSession) -> list[VersionPublic]:
     """Every version of the message (its siblings, itself included), by branchOrder."""
-    return [version_public(m) for m in service.siblings_of(db, message_id)]
+    return [version_public(m) for m in tree.siblings_of(db, message_id)]
 
 
 @router.post("/messages/{message_id}/activate", operation_id="activateMessage")
 def activate_message(message_id: int, db: DbSession) -> ActivateResult:
     """Show this version: it and its ancestors become active (409 while a run is active)."""
-    message = service.activate(db, message_id)
+    message = tree.activate(db, message_id)
     return ActivateResult(active_message_id=message.id)
 
 
 @router.patch("/messages/{message_id}", operation_id="editMessage")
 def edit_message(message_id: int, body: MessageEdit, db: DbSession) -> EditResult:
     """Edit a USER message into a new active version (no run starts; 422 for other roles)."""
-    message = service.edit_user_message(db, message_id, body.content)
+    message = tree.edit_user_message(db, message_id, body.content)
     return EditResult(new_message_id=message.id)

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, PlainSerializer, field_validator
 
+from agentchat.chat.enums import MessageRole, MessageStatus, SessionStatus
 from agentchat.core.clock import iso
 from agentchat.core.schemas import CamelModel
 
@@ -19,9 +20,7 @@ DEFAULT_PAGE = 50
 PREVIEW_CHARS = 120
 
 UtcDateTime = Annotated[datetime, PlainSerializer(iso, return_type=str)]
-SessionStatus = Literal["ACTIVE", "ARCHIVED"]
 StatusFilter = Literal["ACTIVE", "ARCHIVED", "ALL"]
-Role = Literal["USER", "ASSISTANT", "SYSTEM"]
 ExportFormat = Literal["md", "json"]
 ExportBranch = Literal["active", "all"]
 
@@ -62,14 +61,14 @@ class SessionPublic(CamelModel):
     model_id: int | None
     skill_folder: str | None
     hermes_session: str | None
-    status: str
+    status: SessionStatus
     created_at: UtcDateTime
     updated_at: UtcDateTime
     last_message_at: UtcDateTime | None
     last_summarized_at: UtcDateTime | None
     last_message_preview: str | None = None
     has_active_run: bool = False
-    waiting_for_input: bool = False
+    has_pending_clarify: bool = False
     active_run_id: str | None = None
 
 
@@ -98,9 +97,9 @@ class MessagePublic(CamelModel):
     id: int
     session_id: int
     parent_id: int | None
-    role: str
+    role: MessageRole
     content: str
-    status: str
+    status: MessageStatus
     is_active: bool
     branch_order: int
     sibling_count: int
@@ -130,8 +129,8 @@ class VersionPublic(CamelModel):
     message_id: int
     branch_order: int
     is_active: bool
-    role: str
-    status: str
+    role: MessageRole
+    status: MessageStatus
     created_at: UtcDateTime
     preview: str
 

@@ -15,13 +15,13 @@ from datetime import datetime
 from sqlalchemy import and_, delete, exists, or_, select, update
 from sqlalchemy.orm import Session
 
+from agentchat.chat.enums import MessageRole, MessageStatus, PauseStatus, SessionStatus
 from agentchat.chat.schemas import SessionCreate, SessionUpdate, StatusFilter
 from agentchat.chat.search import session_matches
-from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
+from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession, WorkflowPause
 from agentchat.core.clock import utcnow
 from agentchat.core.errors import Conflict, Invalid, NotFound
 from agentchat.models.tables import AiModelConfig
-from agentchat.runs.tables import WorkflowPause
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def create_session(db: Session, data: SessionCreate) -> ChatSession:
         model_id=data.model_id,
         skill_folder=data.skill_folder,
         hermes_session=f"chat-{key}",
-        status="ACTIVE",
+        status=SessionStatus.ACTIVE,
         created_at=now,
         updated_at=now,
         activity_at=now,
@@ -152,12 +152,12 @@ def run_states(db: Session, session_ids: list[int]) -> dict[int, RunState]:
     if not session_ids:
         return {}
     waiting = exists().where(
-        WorkflowPause.run_id == ChatMessage.run_id, WorkflowPause.status == "PENDING"
+        WorkflowPause.run_id == ChatMessage.run_id, WorkflowPause.status == PauseStatus.PENDING
     )
     stmt = select(ChatMessage.session_id, ChatMessage.run_id, waiting).where(
         ChatMessage.session_id.in_(session_ids),
-        ChatMessage.role == "ASSISTANT",
-        ChatMessage.status == "RUNNING",
+        ChatMessage.role == MessageRole.ASSISTANT,
+        ChatMessage.status == MessageStatus.RUNNING,
     )
     states: dict[int, RunState] = {}
     for session_id, run_id, is_waiting in db.execute(stmt):

@@ -1,14 +1,30 @@
-"""Tables of the chat: sessions, the message tree and each assistant message's log lines."""
+"""Tables of the chat: sessions, the message tree, each assistant message's log lines and the
+clarify questions its run asked (the run service writes the last two)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, text, true
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import (
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    event,
+    text,
+    true,
+    update,
+)
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Mapped, Mapper, mapped_column
 
+from agentchat.chat.enums import PauseStatus, SessionStatus
 from agentchat.core.clock import utcnow
 from agentchat.core.database import Base, BigId, LongText, Timestamp
+from agentchat.models.tables import AiModelConfig
 
 
 class ChatSession(Base):
@@ -20,7 +36,9 @@ class ChatSession(Base):
     model_id: Mapped[int | None] = mapped_column(BigId)
     skill_folder: Mapped[str | None] = mapped_column(String(255))
     hermes_session: Mapped[str | None] = mapped_column(String(64))
-    status: Mapped[str] = mapped_column(String(16), nullable=False, server_default="ACTIVE")
+    status: Mapped[str] = mapped_column(
+        String(16), nullable=False, server_default=SessionStatus.ACTIVE.value
+    )
     last_summarized_at: Mapped[datetime | None] = mapped_column(Timestamp)
     created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
     last_message_at: Mapped[datetime | None] = mapped_column(Timestamp)
@@ -97,4 +115,38 @@ class ChatMessageLog(Base):
     )
 
 
-__all__ = ["ChatMessage", "ChatMessageLog", "ChatSession"]
+class WorkflowPause(Base):
+    """One row per clarify question the agent asked during a run."""
+
+    __tablename__ = "workflow_pause"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(String(64), nullable=False)
+    node_id: Mapped[str] = mapped_column(String(64), nullable=False, default="agent")
+    clarify_id: Mapped[str] = mapped_column(String(128), nullable=False)
+    question: Mapped[str] = mapped_column(Text, nullable=False)
+    choices: Mapped[str | None] = mapped_column(Text)  # JSON list
+    status: Mapped[str] = mapped_column(
+        String(16), nullable=False, default=PauseStatus.PENDING.value
+    )
+    answer: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
+    answered_at: Mapped[datetime | None] = mapped_column(Timestamp)
+
+    __table_args__ = (
+        UniqueConstraint("run_id", "clarify_id", name="uq_workflow_pause_run_clarify"),
+        Index("idx_workflow_pause_run", "run_id", "status"),
+    )
+
+
+@event.listens_for(AiModelConfig, "after_delete")
+def _sessions_forget_deleted_model(
+    _: Mapper[AiModelConfig], conn: Connection, model: AiModelConfig
+) -> None:
+    """Sessions that used a deleted model fall back to the default; messages keep the id.
+
+    A listener, so the model registry knows nothing of the chat that refers to it."""
+    conn.execute(update(ChatSession).where(ChatSession.model_id == model.id).values(model_id=None))
+
+
+__all__ = ["ChatMessage", "ChatMessageLog", "ChatSession", "WorkflowPause"]

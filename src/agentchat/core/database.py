@@ -13,6 +13,8 @@ from sqlalchemy.dialects import mysql
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
+from agentchat.core.private_files import private_file
+
 # BIGINT ids that still autoincrement on SQLite (which only does so for INTEGER PRIMARY KEY).
 BigId = BigInteger().with_variant(Integer(), "sqlite")
 # Millisecond timestamps on MariaDB, whose DATETIME drops fractions by default.
@@ -98,8 +100,8 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine with the per-dialect settings the app relies on."""
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        if path and path != ":memory:" and not path.startswith("file:"):
+            private_file(Path(path))  # chats, memory, encrypted keys: 0600
         engine = create_engine(
             url, connect_args={"check_same_thread": False, "timeout": 10}, **kwargs
         )

@@ -1,4 +1,7 @@
-"""Render every error as {"error": {"code", "message"}} with the right status."""
+"""Render every error as {"error": {"code", "message"}} with the right status.
+
+Shared by the API and the bridge, so it loads no database code: the API adds its own handlers
+on top (see `agentchat.web.error_handlers`)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,6 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agentchat.core.errors import AppError
-from agentchat.core.headers import with_security_headers
 
 log = logging.getLogger(__name__)
 
@@ -36,9 +38,13 @@ def _describe(errors: list[dict[str, object]]) -> str:
     return "; ".join(parts) or "invalid request"
 
 
-def install_error_handlers(app: FastAPI, *, database: bool = True) -> None:
-    """`database=False` (the bridge) leaves out the database's errors, and SQLAlchemy with it."""
+def unexpected_error(exc: Exception) -> JSONResponse:
+    log.exception("unhandled error", exc_info=exc)
+    body = {"error": {"code": "internal", "message": "internal server error"}}
+    return JSONResponse(body, status_code=500)
 
+
+def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(AppError)
     async def _app_error(_: Request, exc: AppError) -> JSONResponse:
         return JSONResponse(exc.body(), status_code=exc.status_code)
@@ -55,27 +61,6 @@ def install_error_handlers(app: FastAPI, *, database: bool = True) -> None:
         body = {"error": {"code": code, "message": str(exc.detail)}}
         return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
-    if database:
-        _install_database_errors(app)
-
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error", exc_info=exc)
-        body = {"error": {"code": "internal", "message": "internal server error"}}
-        # Rendered outside every middleware (Starlette's ServerErrorMiddleware), so the
-        # security headers are added here.
-        response = JSONResponse(body, status_code=500)
-        response.raw_headers = with_security_headers(response.raw_headers)
-        return response
-
-
-def _install_database_errors(app: FastAPI) -> None:
-    from sqlalchemy.exc import DataError
-
-    @app.exception_handler(OverflowError)
-    @app.exception_handler(DataError)
-    async def _out_of_range(_: Request, exc: Exception) -> JSONResponse:
-        # An id or value the database cannot hold (SQLite raises OverflowError, others DataError).
-        log.info("value out of range for the database: %s", exc)
-        message = "a number or value in the request is out of range"
-        return JSONResponse({"error": {"code": "invalid", "message": message}}, status_code=422)
+        return unexpected_error(exc)

@@ -35,24 +35,16 @@ class Invalid(AppError):
     code = "invalid"
 
 
-class TooManyRuns(AppError):
+class TooManyRequests(AppError):
+    """429, whatever ran out (run slots, the rate limit): one code for "too many"."""
+
     status_code = 429
-    code = "too_many_runs"
+    code = "too_many_requests"
 
 
 class Unauthorized(AppError):
     status_code = 401
     code = "unauthorized"
-
-
-class Forbidden(AppError):
-    status_code = 403
-    code = "forbidden"
-
-
-class PayloadTooLarge(AppError):
-    status_code = 413
-    code = "payload_too_large"
 
 
 class BadGateway(AppError):

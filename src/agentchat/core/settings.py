@@ -8,6 +8,8 @@ from pathlib import Path
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from agentchat.core.toolsets import DEFAULT_TOOLSETS
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="AGENTCHAT_", extra="ignore")
@@ -30,12 +32,20 @@ class Settings(BaseSettings):
     auth_token: SecretStr | None = None
     secret_key: SecretStr | None = None
     insecure_public: bool = False
-    agent_toolsets: str = "clarify,todo,memory,skills"
-    allowed_hosts: str = "127.0.0.1,localhost,[::1],::1,testserver"
+    agent_toolsets: str = ",".join(DEFAULT_TOOLSETS)
+    agent_skill_management: bool = Field(
+        default=False, description="The agent may create skills (in the hermes home only)"
+    )
+    allowed_hosts: str = "127.0.0.1,localhost,[::1],::1"
     cors_origins: str = ""
     max_body_bytes: int = 1024 * 1024
+    model_hosts_allow: str = Field(default="", description="Model hosts allowed (empty: any)")
+    model_hosts_deny: str = Field(default="", description="Model hosts refused")
+    auth_failures_per_minute: int = Field(
+        default=10, ge=0, description="Failed sign-ins per client IP a minute; 0 = no limit"
+    )
+    session_ttl_hours: float = Field(default=24 * 7, gt=0, description="Sign-in lifetime")
     run_rate_per_minute: int = Field(default=30, ge=0, description="0 turns the limit off")
-    scripted_llm_port: int | None = None
     scripted_llm_url: str | None = Field(
         default=None, description="A scripted model already running (set by `serve --workers`)"
     )

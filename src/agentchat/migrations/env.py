@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 
 from agentchat.core.database import make_engine
-from agentchat.core.tables import Base
+from agentchat.migrations.tables import Base
 
 config = context.config
 target_metadata = Base.metadata

@@ -14,21 +14,27 @@ from agentchat.models.service import ResolvedModel
 
 PROBE_TIMEOUT_S = 10.0
 ANTHROPIC_VERSION = "2023-06-01"
-_MAX_ERROR_CHARS = 500
+_MAX_ERROR_CHARS = 300
+NO_MODEL_ANSWER = (
+    "No answer from a model API at this base URL (is it right? OpenAI-compatible servers "
+    "usually end in /v1)."
+)
 _PROMPT = [{"role": "user", "content": "ping"}]
 
 
 async def probe(target: ResolvedModel, timeout: float = PROBE_TIMEOUT_S) -> ModelTestResult:
-    """Send one request of at most one output token; never raises for the endpoint's failures."""
+    """Send one request of at most one output token; never raises for the endpoint's failures.
+
+    The answer tells only what a model API would: the status and the provider's own JSON
+    error message. Raw bodies, HTML, and how a connection failed (refused, reset, timed out)
+    are never echoed, so the test cannot be used to scan other services."""
     started = time.perf_counter()
     try:
         async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as client:
             response = await _send(client, target)
         error = _check_response(response)
-    except httpx.TimeoutException:
-        error = f"No answer from {target.base_url} within {timeout:g} s."
-    except httpx.HTTPError as exc:
-        error = f"Could not reach {target.base_url}: {str(exc) or type(exc).__name__}."
+    except httpx.HTTPError:
+        error = NO_MODEL_ANSWER
     latency_ms = round((time.perf_counter() - started) * 1000)
     return ModelTestResult(ok=error is None, latency_ms=latency_ms, error=_scrub(error, target))
 
@@ -52,31 +58,31 @@ async def _send(client: httpx.AsyncClient, target: ResolvedModel) -> httpx.Respo
 
 
 def _check_response(response: httpx.Response) -> str | None:
+    message = provider_message(response)
     if not response.is_success:
-        detail = _error_text(response)
-        return f"HTTP {response.status_code}: {detail}" if detail else _status_line(response)
+        return f"HTTP {response.status_code}: {message}" if message else NO_MODEL_ANSWER
     try:
         body = response.json()
     except ValueError:
         body = None
-    if not isinstance(body, dict):
-        return (
-            f"{_status_line(response)}, but the answer is not a JSON object: is the base URL "
-            "right? (OpenAI-compatible servers usually end in /v1)"
-        )
-    return None
+    return None if isinstance(body, dict) else NO_MODEL_ANSWER
 
 
-def _status_line(response: httpx.Response) -> str:
-    return f"HTTP {response.status_code} {response.reason_phrase}".strip()
-
-
-def _error_text(response: httpx.Response) -> str:
+def provider_message(response: httpx.Response) -> str:
+    """The provider's own error message from a JSON body ("" for anything else)."""
+    if "json" not in response.headers.get("content-type", ""):
+        return ""
     try:
         body = response.json()
     except ValueError:
-        return _plain(response.text)
-    return _plain(_find_message(body))
+        return ""
+    if not isinstance(body, dict):
+        return ""
+    return _plain(_find_message(body)) if _has_message(body) else ""
+
+
+def _has_message(body: dict[str, Any]) -> bool:
+    return any(body.get(key) for key in ("error", "message", "detail", "msg"))
 
 
 def _find_message(body: Any) -> str:
@@ -92,7 +98,8 @@ def _find_message(body: Any) -> str:
 
 
 def _plain(text: str) -> str:
-    text = re.sub(r"<[^>]+>", " ", text)
+    if re.search(r"<[A-Za-z!/]", text):
+        return ""  # an HTML page is not a provider's message
     return re.sub(r"\s+", " ", text).strip()
 
 

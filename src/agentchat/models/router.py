@@ -11,6 +11,7 @@ from agentchat.core.deps import DatabaseDep, DbSession, SettingsDep
 from agentchat.core.schemas import ERROR_RESPONSES
 from agentchat.models import service
 from agentchat.models.crypto import KeyCipher
+from agentchat.models.hosts import check_host
 from agentchat.models.probe import probe
 from agentchat.models.schemas import ModelCreate, ModelPublic, ModelTestResult, ModelUpdate
 
@@ -31,8 +32,11 @@ def list_models(session: DbSession) -> list[ModelPublic]:
 
 
 @router.post("", operation_id="createModel", status_code=status.HTTP_201_CREATED)
-def create_model(data: ModelCreate, session: DbSession, cipher: CipherDep) -> ModelPublic:
+def create_model(
+    data: ModelCreate, session: DbSession, cipher: CipherDep, settings: SettingsDep
+) -> ModelPublic:
     """Add a model; the first one becomes the default."""
+    check_host(data.endpoint, settings)
     return service.to_public(service.create_model(session, cipher, data))
 
 
@@ -43,9 +47,12 @@ def get_model(model_id: int, session: DbSession) -> ModelPublic:
 
 @router.patch("/{model_id}", operation_id="updateModel")
 def update_model(
-    model_id: int, data: ModelUpdate, session: DbSession, cipher: CipherDep
+    model_id: int, data: ModelUpdate, session: DbSession, cipher: CipherDep, settings: SettingsDep
 ) -> ModelPublic:
-    """Change the fields sent. apiKey omitted keeps the key; "" clears it."""
+    """Change the fields sent. apiKey omitted keeps the key, "" clears it; a new baseUrl or
+    provider without an apiKey clears the stored key (it never follows the model elsewhere)."""
+    if data.base_url is not None:
+        check_host(data.base_url, settings)
     return service.to_public(service.update_model(session, cipher, model_id, data))
 
 

@@ -6,9 +6,21 @@ from datetime import datetime
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, ConfigDict, Field, field_serializer, model_validator
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    field_serializer,
+    model_validator,
+)
 
 from agentchat.core.clock import iso
+from agentchat.core.context_length import (
+    DEFAULT_CONTEXT_LENGTH,
+    MAX_CONTEXT_LENGTH,
+    MIN_CONTEXT_LENGTH,
+)
 from agentchat.core.schemas import CamelModel
 
 # openai-compatible: any /v1/chat/completions endpoint (vLLM, llama.cpp, LM Studio, the scripted
@@ -17,9 +29,6 @@ Provider = Literal["openai-compatible", "openai", "anthropic", "openrouter", "ol
 # hermes' reasoning efforts; "none" turns reasoning (Anthropic: extended thinking) off.
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 
-MIN_CONTEXT_LENGTH = 64_000  # hermes-agent refuses smaller context windows
-DEFAULT_CONTEXT_LENGTH = 131_072
-MAX_CONTEXT_LENGTH = 100_000_000
 MAX_OUTPUT_TOKENS = 1_000_000
 # The public endpoint of each named provider, used when a model is added without a base URL.
 DEFAULT_BASE_URLS: dict[str, str] = {
@@ -98,7 +107,7 @@ class ModelCreate(CamelModel):
     temperature: Temperature | None = None
     reasoning_effort: ReasoningEffort | None = None
     fallback_model_id: FallbackId | None = None
-    is_default: bool = False
+    is_default: StrictBool = False
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelCreate:
@@ -109,6 +118,12 @@ class ModelCreate(CamelModel):
                 raise ValueError("baseUrl is required for an OpenAI-compatible endpoint")
             self.base_url = default
         return self
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL, filled in for the named providers by validation."""
+        assert self.base_url is not None
+        return self.base_url
 
 
 NULLABLE_UPDATES = frozenset(
@@ -130,7 +145,7 @@ class ModelUpdate(CamelModel):
     temperature: Temperature | None = None
     reasoning_effort: ReasoningEffort | None = None
     fallback_model_id: FallbackId | None = None
-    is_default: bool | None = None
+    is_default: StrictBool | None = None
 
     @model_validator(mode="after")
     def _no_null_fields(self) -> ModelUpdate:

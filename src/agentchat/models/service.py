@@ -8,17 +8,12 @@ from dataclasses import dataclass, field
 from sqlalchemy import case, false, func, select, true, update
 from sqlalchemy.orm import Session
 
-from agentchat.chat.tables import ChatSession
 from agentchat.core.database import Database
 from agentchat.core.errors import Conflict, Invalid, NotFound
 from agentchat.core.settings import Settings
 from agentchat.models.crypto import KeyCipher
-from agentchat.models.schemas import (
-    ModelCreate,
-    ModelPublic,
-    ModelUpdate,
-    check_temperature,
-)
+from agentchat.models.hosts import check_host, host_problem
+from agentchat.models.schemas import ModelCreate, ModelPublic, ModelUpdate, check_temperature
 from agentchat.models.tables import AiModelConfig
 
 SCRIPTED_MODEL_NAME = "Scripted demo model (offline, not a real LLM)"
@@ -85,7 +80,7 @@ def create_model(
     row = AiModelConfig(
         name=data.name,
         provider=data.provider,
-        base_url=data.base_url,
+        base_url=data.endpoint,
         model_name=data.model_name,
         context_length=data.context_length,
         max_output_tokens=data.max_output_tokens,
@@ -110,6 +105,8 @@ def update_model(
     row = get_model(session, model_id)
     changes = data.model_dump(exclude_unset=True)
     _check_builtin_changes(row, changes)
+    if "api_key" not in changes and _host_changes(row, changes):
+        changes["api_key"] = None  # a stored key never follows the model to another host
     if "api_key" in changes:
         _set_api_key(row, cipher, changes.pop("api_key"))
     is_default = changes.pop("is_default", None)
@@ -129,13 +126,16 @@ def update_model(
     return row
 
 
+def _host_changes(row: AiModelConfig, changes: dict[str, object]) -> bool:
+    moved = "base_url" in changes and changes["base_url"] != row.base_url
+    return moved or ("provider" in changes and changes["provider"] != row.provider)
+
+
 def delete_model(session: Session, model_id: int) -> None:
-    """Delete a model. Sessions that used it fall back to the default; history keeps the id."""
+    """Delete a model; the oldest one left becomes the default if it was. (The chat listens for
+    the deletion: sessions that used it fall back to the default.)"""
     row = get_model(session, model_id)
     was_default = row.is_default
-    session.execute(
-        update(ChatSession).where(ChatSession.model_id == model_id).values(model_id=None)
-    )
     session.execute(
         update(AiModelConfig)
         .where(AiModelConfig.fallback_model_id == model_id)
@@ -150,19 +150,27 @@ def delete_model(session: Session, model_id: int) -> None:
             _make_default(session, successor)
 
 
-def resolve_model(session: Session, model_id: int | None, settings: Settings) -> ResolvedModel:
-    """The model a run uses: `model_id` when it exists, else the default. NotFound when none."""
+def resolve_model(
+    session: Session, model_id: int | None, settings: Settings, *, strict: bool = False
+) -> ResolvedModel:
+    """The model a run uses: `model_id` when it exists (when `strict`, 422 when it does not),
+    else the default. NotFound when none; 422 when the operator's host lists refuse it."""
     row = session.get(AiModelConfig, model_id) if model_id is not None else None
+    if strict and row is None:
+        raise Invalid(f"Model {model_id} does not exist.", code="unknown_model")
     row = row or _current_default(session) or _oldest(session)
     if row is None:
         raise NotFound("No model is configured: add one in the model settings.", code="no_model")
-    return _resolved(row, KeyCipher.for_settings(settings), session)
+    check_host(row.base_url, settings)
+    return _resolved(row, KeyCipher.for_settings(settings), session, settings)
 
 
 def load_exact(database: Database, model_id: int, settings: Settings) -> ResolvedModel:
     """The model `model_id` (no fallback), read in a short transaction of its own."""
     with database.session() as session:
-        return _resolved(get_model(session, model_id), KeyCipher.for_settings(settings))
+        row = get_model(session, model_id)
+        check_host(row.base_url, settings)
+        return _resolved(row, KeyCipher.for_settings(settings))
 
 
 def ensure_default_model(
@@ -216,14 +224,19 @@ def update_builtin_base_url(session: Session, url: str) -> int:
 
 
 def _resolved(
-    row: AiModelConfig, cipher: KeyCipher, session: Session | None = None
+    row: AiModelConfig,
+    cipher: KeyCipher,
+    session: Session | None = None,
+    settings: Settings | None = None,
 ) -> ResolvedModel:
-    """The model with its key decrypted; with `session`, its fallback model (one level)."""
+    """The model with its key decrypted; with `session`, its fallback model (one level), left
+    out when the operator's host lists refuse the fallback's host."""
     api_key = cipher.decrypt(row.api_key_encrypted) if row.api_key_encrypted else ""
     fallback = None
-    if session is not None and row.fallback_model_id is not None:
+    if session is not None and settings is not None and row.fallback_model_id is not None:
         other = session.get(AiModelConfig, row.fallback_model_id)
-        fallback = _resolved(other, cipher) if other is not None else None
+        if other is not None and not host_problem(other.base_url, settings):
+            fallback = _resolved(other, cipher)
     return ResolvedModel(
         id=row.id,
         name=row.name,

@@ -8,6 +8,7 @@ from sqlalchemy import Boolean, Float, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from agentchat.core.clock import utcnow
+from agentchat.core.context_length import DEFAULT_CONTEXT_LENGTH
 from agentchat.core.database import Base, BigId, Timestamp
 
 
@@ -21,7 +22,9 @@ class AiModelConfig(Base):
     model_name: Mapped[str] = mapped_column(String(255), nullable=False)
     api_key_encrypted: Mapped[str | None] = mapped_column(Text)
     api_key_last4: Mapped[str | None] = mapped_column(String(4))
-    context_length: Mapped[int] = mapped_column(Integer, nullable=False, default=131072)
+    context_length: Mapped[int] = mapped_column(
+        Integer, nullable=False, default=DEFAULT_CONTEXT_LENGTH
+    )
     max_output_tokens: Mapped[int | None] = mapped_column(Integer)
     temperature: Mapped[float | None] = mapped_column(Float)
     reasoning_effort: Mapped[str | None] = mapped_column(String(16))

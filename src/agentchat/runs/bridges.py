@@ -40,17 +40,11 @@ class BridgeRouter:
     def client_for(self, session_key: str) -> BridgeClient:
         return self.candidates(session_key)[0]
 
-    def by_url(self, url: str) -> BridgeClient | None:
-        return self._clients.get(url)
-
     def mark_down(self, url: str) -> None:
         self._down_until[url] = time.monotonic() + self._down_s
 
     def mark_up(self, url: str) -> None:
         self._down_until.pop(url, None)
-
-    def is_down(self, url: str) -> bool:
-        return self._down_until.get(url, 0.0) > time.monotonic()
 
     async def aclose(self) -> None:
         for client in self._clients.values():

@@ -1,4 +1,4 @@
-"""HTTP routes of runs: start, stream, state, resume, stop, regenerate, reset, memory, stats."""
+"""HTTP routes of runs: start, stream, state, clarify, stop, regenerate, reset, memory, stats."""
 
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ async def run_state(run_id: str, runs: Runs) -> RunState:
     return await runs.state(run_id)
 
 
-@router.post("/api/chat/runs/{run_id}/resume", operation_id="resumeRun")
+@router.post("/api/chat/runs/{run_id}/clarify", operation_id="answerClarify")
 async def resume_run(run_id: str, body: ClarifyAnswer, runs: Runs) -> RunState:
     return await runs.resume(run_id, body.clarify_id, body.answer)
 

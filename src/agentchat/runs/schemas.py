@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, StrictBool
 
+from agentchat.chat.enums import MessageStatus
 from agentchat.core.schemas import CamelModel
 from agentchat.runs.usage import ContextWindow, UsageTotals
 
@@ -54,7 +55,7 @@ class RunState(CamelModel):
     run_id: str
     session_id: int
     message_id: int
-    status: str
+    status: MessageStatus
     event_count: int
     pending_clarify: PendingClarify | None
     final_text: str | None = None
@@ -63,7 +64,7 @@ class RunState(CamelModel):
 
 
 class ResetRequest(CamelModel):
-    keep_history: bool = True
+    keep_history: StrictBool = True  # "no" is an error, not False
 
 
 class ResetResult(CamelModel):

@@ -21,7 +21,7 @@ import anyio
 from sqlalchemy.orm import Session
 
 from agentchat.bridge.client import BridgeClient, BridgeResult, BridgeUnavailable
-from agentchat.chat import service as tree
+from agentchat.chat import tree
 from agentchat.chat.sessions import ensure_no_active_run, get_session
 from agentchat.core.database import Database
 from agentchat.core.errors import BadGateway, Conflict
@@ -56,7 +56,7 @@ from agentchat.runs.schemas import (
     RunStarted,
     RunState,
 )
-from agentchat.skills.service import SkillRegistry
+from agentchat.skills.service import registry_for
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -115,7 +115,7 @@ class RunService:
         self.log_writer = log_writer
         self.settings = settings
         self.owners = owners
-        self.skills = SkillRegistry(settings.resolved_skills_dir)
+        self.skills = registry_for(settings)
         self._active: dict[str, ActiveRun] = {}
         self._start_lock = asyncio.Lock()
 
@@ -172,7 +172,8 @@ class RunService:
         if chat.status != "ACTIVE":
             raise Conflict(f"chat session {session_id} is archived; restore it to continue")
         store.ensure_can_start(db, session_id, self.settings.max_active_runs)
-        model = resolve_model(db, body.model_id or chat.model_id, self.settings)
+        strict = body.model_id is not None and assistant_sibling_of is None  # a modelId sent
+        model = resolve_model(db, body.model_id or chat.model_id, self.settings, strict=strict)
         skill_folder = body.skill_folder if body.skill_folder is not None else chat.skill_folder
         prompt = skill_prompt(self.skills.get(skill_folder).name) if skill_folder else None
         fields = {"model_id": model.id, "skill_folder": skill_folder or None}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from agentchat.chat import service as tree
+from agentchat.chat import tree
 from agentchat.chat.sessions import get_session
 from agentchat.chat.tables import ChatMessage, ChatMessageLog
 from agentchat.core.clock import iso

@@ -9,13 +9,12 @@ from typing import Any
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from agentchat.chat import service as tree
+from agentchat.chat import tree
 from agentchat.chat.sessions import get_session, run_states, touch_session
-from agentchat.chat.tables import ChatMessage, ChatMessageLog
+from agentchat.chat.tables import ChatMessage, ChatMessageLog, WorkflowPause
 from agentchat.core.clock import utcnow
-from agentchat.core.errors import Conflict, Invalid, NotFound, TooManyRuns
+from agentchat.core.errors import Conflict, Invalid, NotFound, TooManyRequests
 from agentchat.runs.history import history_for
-from agentchat.runs.tables import WorkflowPause
 
 STALE_ERROR = "The server stopped while this answer was being written; regenerate to try again."
 # PostgreSQL advisory lock id ("agch") that serialises run starts across API processes.
@@ -49,7 +48,7 @@ def ensure_can_start(db: Session, session_id: int, max_active: int) -> None:
         )
     lock_run_starts(db)
     if count_running(db) >= max_active:
-        raise TooManyRuns(
+        raise TooManyRequests(
             f"{max_active} answers are already running on this server; wait for one to finish"
         )
 

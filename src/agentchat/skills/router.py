@@ -9,13 +9,13 @@ from fastapi import APIRouter, Depends
 from agentchat.core.deps import SettingsDep
 from agentchat.core.schemas import ERROR_RESPONSES
 from agentchat.skills.schemas import SkillDetail, SkillSummary
-from agentchat.skills.service import SkillRegistry
+from agentchat.skills.service import SkillRegistry, registry_for
 
 router = APIRouter(prefix="/api/skills", tags=["skills"], responses=ERROR_RESPONSES)
 
 
 def get_registry(settings: SettingsDep) -> SkillRegistry:
-    return SkillRegistry(settings.resolved_skills_dir)
+    return registry_for(settings)
 
 
 RegistryDep = Annotated[SkillRegistry, Depends(get_registry)]

@@ -18,6 +18,7 @@ class SkillSummary(CamelModel):
     name: str
     description: str
     error: str | None = None
+    agent_made: bool = False
 
     @classmethod
     def of(cls, skill: Skill) -> SkillSummary:
@@ -26,6 +27,7 @@ class SkillSummary(CamelModel):
             name=skill.name,
             description=skill.description,
             error=skill.error,
+            agent_made=skill.agent_made,
         )
 
 

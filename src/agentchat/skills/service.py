@@ -11,12 +11,13 @@ import os
 import re
 import shutil
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
 
 from agentchat.core.errors import Invalid, NotFound
+from agentchat.core.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -38,32 +39,47 @@ class Skill:
     description: str
     content: str
     error: str | None = None
+    agent_made: bool = False
 
 
 class SkillRegistry:
-    def __init__(self, root: Path) -> None:
+    """The user's skills in `root`; with `agent_root` (the hermes home's skills folder), also
+    the skills the agent made there (skill management), marked as such; the user's win."""
+
+    def __init__(self, root: Path, agent_root: Path | None = None) -> None:
         self.root = root
+        self.agent_root = agent_root
 
     def skills(self) -> list[Skill]:
         """Every skill folder, by folder name; a broken SKILL.md is listed with its error."""
-        return [self._load(folder) for folder in self.folder_names()]
+        owners = self._owners()
+        return [self._load(folder, owners[folder]) for folder in sorted(owners)]
 
     def get(self, folder_name: str) -> Skill:
         """The skill in `folder_name`: 422 when the name cannot be a folder, 404 when absent."""
         check_folder_name(folder_name)
-        registered = {name: name for name in self.folder_names()}
+        owners = self._owners()
+        registered = {name: name for name in owners}
         if folder_name not in registered:
             raise NotFound(f"Skill {folder_name!r} not found")
-        return self._load(registered[folder_name])
+        return self._load(registered[folder_name], owners[folder_name])
 
-    def folder_names(self) -> list[str]:
+    def _owners(self) -> dict[str, Path]:
+        found = {name: self.agent_root for name in self.folder_names(self.agent_root)}
+        found.update({name: self.root for name in self.folder_names()})
+        return {name: root for name, root in found.items() if root is not None}
+
+    def folder_names(self, root: Path | None = None) -> list[str]:
         """Real sub-directories (not links) with a valid name that contain a SKILL.md entry."""
+        root = self.root if root is None else root
+        if root is None:
+            return []
         try:
-            entries = list(os.scandir(self.root))
+            entries = list(os.scandir(root))
         except FileNotFoundError:
             return []
         except OSError as exc:
-            log.warning("cannot list the skills directory %s: %s", self.root, exc)
+            log.warning("cannot list the skills directory %s: %s", root, exc)
             return []
         names = [
             e.name
@@ -74,12 +90,19 @@ class SkillRegistry:
         ]
         return sorted(names)
 
-    def _load(self, folder_name: str) -> Skill:
+    def _load(self, folder_name: str, root: Path) -> Skill:
+        agent_made = root != self.root
         try:
-            text = _read_skill_file(self.root, folder_name)
+            text = _read_skill_file(root, folder_name)
         except (OSError, ValueError) as exc:
-            return Skill(folder_name, folder_name, "", "", f"{SKILL_FILE} cannot be read: {exc}")
-        return parse_skill(folder_name, text)
+            error = f"{SKILL_FILE} cannot be read: {exc}"
+            return Skill(folder_name, folder_name, "", "", error, agent_made)
+        return replace(parse_skill(folder_name, text), agent_made=agent_made)
+
+
+def registry_for(settings: Settings) -> SkillRegistry:
+    """The user's skills and, marked, those the agent made in the (local) hermes home."""
+    return SkillRegistry(settings.resolved_skills_dir, settings.resolved_hermes_home / "skills")
 
 
 def is_valid_folder_name(folder_name: str) -> bool:
@@ -125,7 +148,8 @@ def _read_skill_file(root: Path, folder_name: str) -> str:
     """Open <root>/<folder>/SKILL.md refusing symbolic links at both steps."""
     folder_fd = os.open(root / folder_name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW)
     try:
-        fd = os.open(SKILL_FILE, os.O_RDONLY | _NOFOLLOW, dir_fd=folder_fd)
+        # non-blocking: a FIFO named SKILL.md must not hang the open (refused just below)
+        fd = os.open(SKILL_FILE, os.O_RDONLY | _NOFOLLOW | os.O_NONBLOCK, dir_fd=folder_fd)
     finally:
         os.close(folder_fd)
     with os.fdopen(fd, "rb") as handle:

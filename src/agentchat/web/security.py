@@ -14,14 +14,17 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentchat.core.asgi import header, send_error
-from agentchat.core.auth import AuthMiddleware, configured_token
-from agentchat.core.auth_routes import router as auth_router
-from agentchat.core.body_guard import BodyGuardMiddleware
-from agentchat.core.headers import SecurityHeadersMiddleware
-from agentchat.core.ratelimit import RateLimitMiddleware
+from agentchat.core.auth_sessions import install_auth_state
+from agentchat.core.log_redact import install_access_log_redactor
 from agentchat.core.settings import Settings
+from agentchat.web.asgi import header, send_error
+from agentchat.web.auth import AuthMiddleware, configured_token
+from agentchat.web.auth_routes import router as auth_router
+from agentchat.web.body_guard import BodyGuardMiddleware
+from agentchat.web.headers import SecurityHeadersMiddleware
+from agentchat.web.ratelimit import RateLimitMiddleware
 
+MIN_PUBLIC_TOKEN_CHARS = 16
 _WILDCARD_BINDS = frozenset({"", "0.0.0.0", "::", "*"})
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
 
@@ -42,7 +45,16 @@ def is_loopback(host: str) -> bool:
 
 def check_bind(host: str, settings: Settings) -> None:
     """Raise UnsafeBind when `host` would expose an API nobody has to sign in to."""
-    if is_loopback(host) or configured_token(settings) or settings.insecure_public:
+    token = configured_token(settings) or ""
+    if is_loopback(host) or settings.insecure_public:
+        return
+    if token and len(token) < MIN_PUBLIC_TOKEN_CHARS:
+        raise UnsafeBind(
+            f"Refusing to serve on {host!r} with an AGENTCHAT_AUTH_TOKEN shorter than "
+            f"{MIN_PUBLIC_TOKEN_CHARS} characters: it can be guessed. Use a long random one "
+            "(e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)."
+        )
+    if token:
         return
     raise UnsafeBind(
         f"Refusing to serve on {host!r}: without AGENTCHAT_AUTH_TOKEN anyone who can reach "
@@ -134,7 +146,9 @@ class HostOriginMiddleware:
             return None
         if origin.rstrip("/").lower() in self.origins:
             return None
-        if origin_authority(origin) == host_authority(host, scope.get("scheme", "http")):
+        scheme = scope.get("scheme", "http")
+        same_scheme = origin.strip().lower().startswith(f"{scheme}://")
+        if same_scheme and origin_authority(origin) == host_authority(host, scheme):
             return None
         return "Requests from another site are not allowed (see AGENTCHAT_CORS_ORIGINS)."
 
@@ -146,8 +160,15 @@ def install_security(app: FastAPI, settings: Settings) -> None:
     app.add_middleware(BodyGuardMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(RateLimitMiddleware, per_minute=settings.run_rate_per_minute)
     token = configured_token(settings)
+    install_auth_state(app, settings)
+    install_access_log_redactor()
     if token:
-        app.add_middleware(AuthMiddleware, token=token)
+        app.add_middleware(
+            AuthMiddleware,
+            token=token,
+            sessions=app.state.auth_sessions,
+            throttle=app.state.auth_throttle,
+        )
     origins = _split(settings.cors_origins)
     if origins:
         app.add_middleware(

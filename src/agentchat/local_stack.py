@@ -4,7 +4,6 @@ scripted demo model on a thread. Both stop with the API."""
 
 from __future__ import annotations
 
-import os
 import secrets
 import socket
 import subprocess
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from agentchat.core.bridge_env import bridge_environment
 from agentchat.core.settings import Settings
 
 BRIDGE_START_TIMEOUT_S = 60.0
@@ -51,18 +51,28 @@ class LocalStack:
         self.bridge_secret = secrets.token_urlsafe(24)
         log_dir = self.settings.data_dir.resolve() / "logs"
         log_dir.mkdir(parents=True, exist_ok=True)
-        env = {
-            **os.environ,
-            "AGENTCHAT_BRIDGE_SECRET": self.bridge_secret,
-            "AGENTCHAT_HERMES_HOME": str(self.settings.resolved_hermes_home),
-            "AGENTCHAT_SKILLS_DIR": str(self.settings.resolved_skills_dir),
-            "AGENTCHAT_AGENT_TOOLSETS": ",".join(self.settings.toolsets),
-        }
+        env = bridge_environment(
+            {
+                "AGENTCHAT_HERMES_HOME": str(self.settings.resolved_hermes_home),
+                "AGENTCHAT_SKILLS_DIR": str(self.settings.resolved_skills_dir),
+                "AGENTCHAT_AGENT_TOOLSETS": ",".join(self.settings.toolsets),
+                "AGENTCHAT_AGENT_SKILL_MANAGEMENT": str(self.settings.agent_skill_management),
+            }
+        )
         command = [sys.executable, "-m", "agentchat.cli", "bridge", "--port", str(port)]
+        command.append("--secret-stdin")  # never in its environment, which the agent can read
         with (log_dir / "bridge.out").open("ab") as out:
             self._bridge = subprocess.Popen(
-                command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+                command,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
+        assert self._bridge.stdin is not None
+        self._bridge.stdin.write(f"{self.bridge_secret}\n".encode())
+        self._bridge.stdin.close()
         self.bridge_url = f"http://127.0.0.1:{port}"
         wait_for_health(self.bridge_url, self._bridge, BRIDGE_START_TIMEOUT_S)
 

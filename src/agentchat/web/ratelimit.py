@@ -9,12 +9,14 @@ from collections.abc import Callable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentchat.core.asgi import send_error
+from agentchat.core.errors import TooManyRequests
+from agentchat.web.asgi import send_error
 
 LIMITED_POSTS = (
     (re.compile(r"/api/chat/sessions/[^/]+/runs"), "run"),
     (re.compile(r"/api/chat/messages/[^/]+/regenerate"), "run"),
     (re.compile(r"/api/auth/login"), "login"),
+    (re.compile(r"/api/models/[^/]+/test"), "model_test"),
 )
 _MAX_KEYS = 10_000
 
@@ -75,4 +77,4 @@ class RateLimitMiddleware:
             return
         retry = str(max(1, math.ceil(wait))).encode()
         message = "Too many requests from this address; try again in a moment."
-        await send_error(send, 429, "rate_limited", message, [(b"retry-after", retry)])
+        await send_error(send, 429, TooManyRequests.code, message, [(b"retry-after", retry)])

@@ -10,7 +10,7 @@ import re
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from agentchat.core.asgi import header, send_error
+from agentchat.web.asgi import header, send_error
 
 MAX_JSON_DEPTH = 100
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)

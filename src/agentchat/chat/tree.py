@@ -14,16 +14,11 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, false, func, select, true, update
 from sqlalchemy.orm import Session
 
+from agentchat.chat.enums import FIRST_STATUS, STATUSES_OF, MessageRole, MessageStatus
 from agentchat.chat.sessions import ensure_no_active_run, get_session, touch_session
 from agentchat.chat.tables import ChatMessage
 from agentchat.core.errors import Invalid, NotFound
 
-STATUSES = {
-    "USER": {"SENT"},
-    "ASSISTANT": {"RUNNING", "SUCCESS", "FAILED", "STOPPED"},
-    "SYSTEM": {"SUMMARY", "RESET"},
-}
-FIRST_STATUS = {"USER": "SENT", "ASSISTANT": "RUNNING", "SYSTEM": "SUMMARY"}
 TITLE_CHARS = 30
 
 __all__ = [
@@ -117,7 +112,7 @@ def new_sibling(
         original.parent_id,
         role,
         content,
-        status or FIRST_STATUS[role],
+        status or FIRST_STATUS[MessageRole(role)],
         **fields,
     )
 
@@ -125,10 +120,10 @@ def new_sibling(
 def edit_user_message(db: Session, message_id: int, content: str) -> ChatMessage:
     """Edit a USER message into a new active sibling; the old one stays as a version (422 else)."""
     original = get_message(db, message_id)
-    if original.role != "USER":
+    if original.role != MessageRole.USER:
         raise Invalid(f"message {message_id} is a {original.role} message; only USER can be edited")
     ensure_no_active_run(db, original.session_id)
-    return new_sibling(db, message_id, content, "SENT")
+    return new_sibling(db, message_id, content, MessageStatus.SENT)
 
 
 def activate(db: Session, message_id: int) -> ChatMessage:
@@ -202,7 +197,7 @@ def auto_title_if_needed(db: Session, session_id: int) -> str | None:
     stmt = (
         select(ChatMessage.content)
         .join(path, ChatMessage.id == path.c.id)
-        .where(ChatMessage.role == "USER")
+        .where(ChatMessage.role == MessageRole.USER)
         .order_by(path.c.depth)
         .limit(1)
     )
@@ -215,10 +210,11 @@ def auto_title_if_needed(db: Session, session_id: int) -> str | None:
 
 
 def _check_status(role: str, status: str) -> None:
-    if role not in STATUSES:
-        raise Invalid(f"role: must be one of {', '.join(STATUSES)}")
-    if status not in STATUSES[role]:
-        raise Invalid(f"status: a {role} message is one of {', '.join(sorted(STATUSES[role]))}")
+    if role not in STATUSES_OF:
+        raise Invalid(f"role: must be one of {', '.join(STATUSES_OF)}")
+    allowed = STATUSES_OF[MessageRole(role)]
+    if status not in allowed:
+        raise Invalid(f"status: a {role} message is one of {', '.join(sorted(allowed))}")
 
 
 def _parent_in(db: Session, session_id: int, parent_id: int) -> ChatMessage:

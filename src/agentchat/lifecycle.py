@@ -15,10 +15,11 @@ import anyio
 from fastapi import FastAPI
 
 from agentchat.core.database import Database
-from agentchat.core.local_stack import LocalStack
+from agentchat.core.private_files import private_dir
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.factory import make_bus
+from agentchat.local_stack import LocalStack
 from agentchat.migrations.on_start import migration_lock
 from agentchat.models.service import ensure_default_model, update_builtin_base_url
 from agentchat.runs.bridges import BridgeRouter
@@ -33,7 +34,7 @@ SWEEP_S = 3.0
 
 
 def prepare_data(settings: Settings, database: Database, scripted_url: str | None) -> None:
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(settings.data_dir)
     install_samples(settings.resolved_skills_dir)
     with migration_lock(database.engine), database.session() as session:  # one first start
         ensure_default_model(session, settings, scripted_url)
@@ -82,7 +83,6 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         for loop in loops:
             loop.start()
         app.state.runs = runs
-        app.state.local_stack = stack
         yield
         for loop in loops:  # owner keys outlive the heartbeat by their TTL: enough to finish
             await loop.close()

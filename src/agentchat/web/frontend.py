@@ -14,9 +14,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Scope
 
-from agentchat.core.headers import CONTENT_SECURITY_POLICY
+from agentchat.web.headers import CONTENT_SECURITY_POLICY
 
-STATIC_DIR = Path(__file__).with_name("static")
+STATIC_DIR = Path(__file__).parent.parent / "static"
 
 PAGE_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,

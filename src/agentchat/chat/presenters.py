@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session
 
+from agentchat.chat.enums import MessageRole
 from agentchat.chat.schemas import (
     DEFAULT_PAGE,
     PREVIEW_CHARS,
@@ -25,9 +26,9 @@ from agentchat.chat.schemas import (
     StatusFilter,
     VersionPublic,
 )
-from agentchat.chat.service import active_branch
 from agentchat.chat.sessions import RunState, list_sessions, run_states
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
+from agentchat.chat.tree import active_branch
 
 Position = tuple[int, int]  # (sibling count, 0-based index by branch_order)
 
@@ -64,7 +65,7 @@ def session_public(chat: ChatSession, preview: str | None, state: RunState | Non
     if state is not None:
         public.has_active_run = True
         public.active_run_id = state.run_id
-        public.waiting_for_input = state.waiting_for_input
+        public.has_pending_clarify = state.waiting_for_input
     return public
 
 
@@ -75,7 +76,11 @@ def latest_previews(db: Session, session_ids: list[int]) -> dict[int, str]:
     m = ChatMessage
     latest = (
         select(func.substr(m.content, 1, PREVIEW_CHARS))
-        .where(m.session_id == ChatSession.id, m.role.in_(("USER", "ASSISTANT")), m.content != "")
+        .where(
+            m.session_id == ChatSession.id,
+            m.role.in_((MessageRole.USER, MessageRole.ASSISTANT)),
+            m.content != "",
+        )
         .order_by(m.created_at.desc(), m.id.desc())
         .limit(1)
         .correlate(ChatSession)
@@ -94,7 +99,7 @@ def message_publics(db: Session, messages: Sequence[ChatMessage]) -> list[Messag
     if not messages:
         return []
     positions = sibling_positions(db, messages)
-    logs = logs_by_message(db, [m.id for m in messages if m.role == "ASSISTANT"])
+    logs = logs_by_message(db, [m.id for m in messages if m.role == MessageRole.ASSISTANT])
     return [message_public(m, positions[m.id], logs.get(m.id, [])) for m in messages]
 
 

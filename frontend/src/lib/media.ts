@@ -1,0 +1,15 @@
+// A CSS media query as a reactive boolean, kept in step with the browser (resize, OS theme).
+import { getCurrentScope, onScopeDispose, ref, type Ref } from 'vue'
+
+export function matchMediaRef(query: string): Ref<boolean> {
+  const list = typeof window !== 'undefined' && window.matchMedia ? window.matchMedia(query) : null
+  const matches = ref(list?.matches ?? false)
+  if (!list) return matches
+  const update = (event: MediaQueryListEvent) => (matches.value = event.matches)
+  list.addEventListener('change', update)
+  if (getCurrentScope()) onScopeDispose(() => list.removeEventListener('change', update))
+  return matches
+}
+
+/** Below this width the session list becomes a drawer (matches the CSS breakpoint). */
+export const NARROW_QUERY = '(max-width: 767.98px)'

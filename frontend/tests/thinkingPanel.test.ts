@@ -1,0 +1,41 @@
+import { mount } from '@vue/test-utils'
+import { beforeEach, describe, expect, it } from 'vitest'
+import AgentThinkingPanel from '@/components/agent-thinking/AgentThinkingPanel.vue'
+import { i18n, setLocale } from '@/i18n'
+import { applyNodeStream, emptyRunState, type NodeItem, type RunState } from '@/lib/runState'
+
+function done(items: NodeItem[], startedAt = 0, endedAt = 12_000): RunState {
+  const s = items.reduce<RunState>((acc, item) => applyNodeStream(acc, item), emptyRunState('r1', startedAt))
+  return { ...s, status: 'SUCCESS', endedAt }
+}
+const panel = (state: RunState, startedAt?: number) =>
+  mount(AgentThinkingPanel, { props: { state, startedAt }, global: { plugins: [i18n] } })
+
+describe('AgentThinkingPanel', () => {
+  beforeEach(() => setLocale('en'))
+
+  it('shows nothing for an answer without thinking, tools or to-dos', () => {
+    const w = panel(done([{ kind: 'status', content: '(¬‿¬) pondering...' }]))
+    expect(w.find('[data-testid="thinking-panel"]').exists()).toBe(false)
+  })
+
+  it('says "1 tool call" and leaves out what did not happen', () => {
+    const w = panel(done([{ kind: 'tool_call', toolName: 'todo', content: '{}' }, { kind: 'tool_result', toolName: 'todo', content: 'ok' }]))
+    expect(w.get('[data-testid="thinking-summary"]').text()).toBe('Worked for 12 s · 1 tool call')
+  })
+
+  it('counts from the message start when the run was joined late (a reload mid-run)', () => {
+    const state = done([{ kind: 'thinking', content: 'hm' }], 42_000, 43_000)
+    expect(panel(state, 0).get('[data-testid="thinking-summary"]').text()).toBe('Thought for 43 s')
+  })
+
+  it('separates the steps once expanded', async () => {
+    const w = panel(done([
+      { kind: 'thinking', content: 'first' },
+      { kind: 'tool_call', toolName: 'a', content: '{}' },
+      { kind: 'thinking', content: 'second' },
+    ]))
+    await w.get('[data-testid="thinking-summary"]').trigger('click')
+    expect(w.findAll('[data-testid="run-step"]').map((s) => s.get('[data-testid="thinking-stream"]').text())).toEqual(['first', 'second'])
+  })
+})

@@ -1,0 +1,97 @@
+"""Per-agent and per-turn hardening of hermes-agent. Imported only after hermes-agent.
+
+- no request dumps: hermes writes the whole conversation to HERMES_HOME/sessions on every
+  failed model call and never removes it;
+- dangerous commands are denied, never silently auto-approved: embedded hermes approves them
+  when nobody is there to ask; until the page can ask the person, the bridge answers "deny".
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+_USER_DENIED = re.compile(r"BLOCKED: User denied this [^.(]*")
+_BY_THE_BRIDGE = (
+    "BLOCKED by the bridge: dangerous commands are denied until the chat page can ask the person "
+)
+
+
+def harden_agent(agent: Any) -> None:
+    """Switch off what an embedded agent must not do: request dumps, and error summaries
+    that quote an endpoint's HTML page or raw body."""
+    agent._dump_api_request_debug = lambda *_a, **_k: None
+    agent._summarize_api_error = summarize_api_error
+
+
+def summarize_api_error(error: Exception) -> str:
+    """The status and the provider's own JSON error message (300 characters), nothing else:
+    an endpoint that is not a model API (an internal service) is not quoted."""
+    status = getattr(error, "status_code", None)
+    message = _json_message(getattr(error, "body", None)) or _json_message(_response_json(error))
+    if status and message:
+        return f"HTTP {status}: {' '.join(message.split())[:300]}"
+    if status:
+        return f"HTTP {status} from the model endpoint (its answer is not a JSON error)"
+    if "timeout" in type(error).__name__.lower():
+        return f"the model endpoint timed out ({type(error).__name__})"
+    return f"the model endpoint could not be reached ({type(error).__name__})"
+
+
+def _json_message(body: Any) -> str:
+    if not isinstance(body, dict):
+        return ""
+    inner = body.get("error")
+    if isinstance(inner, dict) and inner.get("message"):
+        return str(inner["message"])
+    for key in ("message", "error", "detail"):
+        if isinstance(body.get(key), str) and body[key]:
+            return str(body[key])
+    return ""
+
+
+def _response_json(error: Exception) -> Any:
+    response = getattr(error, "response", None)
+    try:
+        return response.json() if response is not None else None
+    except Exception:
+        return None
+
+
+def deny_dangerous_on_this_thread() -> None:
+    """Before a turn, on its thread: ask our callback (which denies) instead of approving."""
+    from tools.approval import set_hermes_interactive_context
+    from tools.terminal_tool import set_approval_callback
+
+    set_hermes_interactive_context(True)
+    set_approval_callback(_deny)
+
+
+def _deny(command: str, description: str, **_kw: Any) -> str:
+    log.warning("denied a dangerous command (%s): %.200s", description, command)
+    return "deny"
+
+
+def explain_denials() -> None:
+    """Make hermes' "User denied" result say who denied it and why (wraps the handlers)."""
+    from tools.registry import registry
+
+    for name in ("terminal", "execute_code"):
+        entry = registry.get_entry(name)
+        if entry is None or getattr(entry.handler, "_agentchat_explained", False):
+            continue
+        entry.handler = _explaining(entry.handler)
+
+
+def _explaining(original: Any) -> Any:
+    def handler(args: dict[str, Any], **kw: Any) -> Any:
+        result = original(args, **kw)
+        if isinstance(result, str):
+            return _USER_DENIED.sub(_BY_THE_BRIDGE, result)
+        return result
+
+    handler._agentchat_explained = True  # type: ignore[attr-defined]
+    return handler

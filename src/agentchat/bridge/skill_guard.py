@@ -1,0 +1,111 @@
+"""Keep the agent's skill tools inside their folders. Imported only after hermes-agent.
+
+- a read-only `skills` toolset (skills_list, skill_view) for the default agent;
+- skill_view answers only for skills whose real folder lies inside a skills folder;
+- skill_manage (only with skill management enabled) changes only skills in the hermes home.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agentchat.bridge.policy import READ_ONLY_SKILLS
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[..., Any]
+_CHANGING_ACTIONS = {"edit", "patch", "delete", "write_file", "remove_file"}
+
+
+def install() -> None:
+    """Register the read-only toolset and wrap the two skill tools' handlers (idempotent)."""
+    from tools.registry import registry
+    from toolsets import create_custom_toolset
+
+    create_custom_toolset(
+        READ_ONLY_SKILLS,
+        "List and read skill documents (read-only)",
+        tools=["skills_list", "skill_view"],
+    )
+    _wrap(registry.get_entry("skill_view"), _guard_view)
+    _wrap(registry.get_entry("skill_manage"), _guard_manage)
+
+
+def _wrap(entry: Any, guard: Callable[[Handler, dict[str, Any], Any], Any]) -> None:
+    if entry is None or getattr(entry.handler, "_agentchat_guarded", False):
+        return
+    original: Handler = entry.handler
+
+    def guarded(args: dict[str, Any], **kw: Any) -> Any:
+        return guard(original, args or {}, kw)
+
+    guarded._agentchat_guarded = True  # type: ignore[attr-defined]
+    entry.handler = guarded
+
+
+def _refusal(message: str) -> str:
+    return json.dumps({"success": False, "error": message})
+
+
+def _roots() -> list[Path]:
+    from agent.skill_utils import get_all_skills_dirs
+
+    return [Path(os.path.realpath(root)) for root in get_all_skills_dirs()]
+
+
+def _home_skills() -> Path:
+    from agent.skill_utils import get_skills_dir
+
+    return Path(os.path.realpath(get_skills_dir()))
+
+
+def _inside(path: str | Path, roots: list[Path]) -> bool:
+    real = Path(os.path.realpath(path))
+    return any(real == root or real.is_relative_to(root) for root in roots)
+
+
+def _guard_view(original: Handler, args: dict[str, Any], kw: Any) -> Any:
+    result = original(args, **kw)
+    try:
+        payload = json.loads(result) if isinstance(result, str) else None
+    except ValueError:
+        return result
+    if not isinstance(payload, dict) or not payload.get("skill_dir"):
+        return result
+    skill_dir = str(payload["skill_dir"])
+    if not _inside(skill_dir, _roots()):
+        log.warning("skill_view refused %s: it leaves the skills folders", skill_dir)
+        return _refusal("this skill's folder is a link that leaves the skills folder")
+    file_path = args.get("file_path")
+    if file_path and not _inside(Path(skill_dir) / str(file_path), [Path(skill_dir).resolve()]):
+        return _refusal("this file is a link that leaves the skill's folder")
+    return result
+
+
+def _guard_manage(original: Handler, args: dict[str, Any], kw: Any) -> Any:
+    action = str(args.get("action") or "")
+    if action in _CHANGING_ACTIONS:
+        for name in (args.get("name"), args.get("absorbed_into")):
+            problem = _not_agent_owned(str(name)) if name else None
+            if problem:
+                return _refusal(problem)
+    return original(args, **kw)
+
+
+def _not_agent_owned(name: str) -> str | None:
+    from tools.skill_manager_tool import _find_skill
+
+    found = _find_skill(name)
+    if found is None:
+        return None  # hermes answers "not found" itself
+    if _inside(found["path"], [_home_skills()]) and not Path(found["path"]).is_symlink():
+        return None
+    return (
+        f"skill {name!r} belongs to the user and is read-only to the agent; "
+        "the agent may only change skills it created"
+    )

@@ -1,0 +1,52 @@
+"""The closed vocabularies of the chat: message roles and statuses, session and pause statuses.
+
+StrEnums: they compare equal to the strings stored in the database, and the response schemas
+that use them give the OpenAPI document (and the page's generated types) closed unions.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class MessageRole(StrEnum):
+    USER = "USER"
+    ASSISTANT = "ASSISTANT"
+    SYSTEM = "SYSTEM"
+
+
+class MessageStatus(StrEnum):
+    SENT = "SENT"  # a USER message
+    RUNNING = "RUNNING"  # an ASSISTANT message: RUNNING, then one terminal status
+    SUCCESS = "SUCCESS"
+    FAILED = "FAILED"
+    STOPPED = "STOPPED"
+    SUMMARY = "SUMMARY"  # a SYSTEM message: the compacted history
+    RESET = "RESET"  # a SYSTEM message: the divider a reset puts in the branch
+
+
+STATUSES_OF: dict[MessageRole, frozenset[MessageStatus]] = {
+    MessageRole.USER: frozenset({MessageStatus.SENT}),
+    MessageRole.ASSISTANT: frozenset(
+        {MessageStatus.RUNNING, MessageStatus.SUCCESS, MessageStatus.FAILED, MessageStatus.STOPPED}
+    ),
+    MessageRole.SYSTEM: frozenset({MessageStatus.SUMMARY, MessageStatus.RESET}),
+}
+FIRST_STATUS: dict[MessageRole, MessageStatus] = {
+    MessageRole.USER: MessageStatus.SENT,
+    MessageRole.ASSISTANT: MessageStatus.RUNNING,
+    MessageRole.SYSTEM: MessageStatus.SUMMARY,
+}
+
+
+class SessionStatus(StrEnum):
+    ACTIVE = "ACTIVE"
+    ARCHIVED = "ARCHIVED"
+
+
+class PauseStatus(StrEnum):
+    """A clarify question's row: waiting, answered, or closed with its run."""
+
+    PENDING = "PENDING"
+    ANSWERED = "ANSWERED"
+    CANCELLED = "CANCELLED"

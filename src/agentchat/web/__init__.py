@@ -1,0 +1,1 @@
+"""The API's HTTP layer: middlewares, error handlers, health/info/auth routes, the page."""

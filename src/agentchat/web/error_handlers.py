@@ -1,0 +1,35 @@
+"""The API's error handlers: the shared ones, values the database cannot hold, and 500s that
+carry the security headers."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DataError
+
+from agentchat.core.error_handlers import install_error_handlers, unexpected_error
+from agentchat.web.headers import with_security_headers
+
+log = logging.getLogger(__name__)
+
+
+def install_api_error_handlers(app: FastAPI) -> None:
+    install_error_handlers(app)
+
+    @app.exception_handler(OverflowError)
+    @app.exception_handler(DataError)
+    async def _out_of_range(_: Request, exc: Exception) -> JSONResponse:
+        # An id or value the database cannot hold (SQLite raises OverflowError, others DataError).
+        log.info("value out of range for the database: %s", exc)
+        message = "a number or value in the request is out of range"
+        return JSONResponse({"error": {"code": "invalid", "message": message}}, status_code=422)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        # Rendered outside every middleware (Starlette's ServerErrorMiddleware), so the
+        # security headers are added here.
+        response = unexpected_error(exc)
+        response.raw_headers = with_security_headers(response.raw_headers)
+        return response

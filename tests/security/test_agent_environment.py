@@ -1,0 +1,94 @@
+"""Issue 13, finding 5 and the approval item: what the agent's process holds and may do.
+
+The local bridge is started as `agentchat serve` starts it (LocalStack), with the terminal
+enabled by the operator, and the agent is told to print its environment.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from agentchat.bridge.client import BridgeClient
+from agentchat.core.settings import Settings
+from agentchat.local_stack import LocalStack
+from tests.bridge.support import Turn, run_turn
+
+pytestmark = pytest.mark.timeout(180)
+
+PLANTED = {
+    "AGENTCHAT_AUTH_TOKEN": "planted-auth-token-0123456789",
+    "AGENTCHAT_DATABASE_URL": "postgresql+psycopg://app:planted-db-password@db/agentchat",
+    "AGENTCHAT_REDIS_URL": "redis://:planted-redis-password@redis:6379/0",
+    "AGENTCHAT_SECRET_KEY": "planted-secret-key-abcdef",
+    "OPENAI_API_KEY": "sk-planted-openai-key",
+    "PGPASSWORD": "planted-pg-password",
+}
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
+    data = tmp_path_factory.mktemp("env-stack")
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in PLANTED.items():
+            patch.setenv(name, value)
+        settings = Settings(
+            data_dir=data,
+            agent_toolsets="clarify,todo,skills,terminal",
+            database_url=f"sqlite:///{data / 'db.sqlite'}",
+            redis_url=None,
+        )
+        local = LocalStack(settings)
+        local.start()
+    yield local
+    local.stop()
+
+
+@pytest.fixture
+async def client(stack: LocalStack) -> AsyncIterator[BridgeClient]:
+    assert stack.bridge_url and stack.bridge_secret
+    async with BridgeClient(stack.bridge_url, secret=stack.bridge_secret) as c:
+        yield c
+
+
+def _answer(turn: Turn) -> str:
+    assert turn.result is not None and turn.result.status == "success", turn.result
+    return turn.result.final_text
+
+
+async def _terminal(client: BridgeClient, stack: LocalStack, command: str, session: str) -> str:
+    message = f"#tool terminal {json.dumps({'command': command})}\n#echo-tool-result"
+    assert stack.scripted_url
+    return _answer(await run_turn(client, stack.scripted_url, message, session=session))
+
+
+async def test_the_agent_sees_no_secret_of_the_api(client: BridgeClient, stack: LocalStack) -> None:
+    printed = await _terminal(client, stack, "env; cat /proc/$PPID/environ | tr '\\0' '\\n'", "env")
+    assert "PATH=" in printed
+    assert stack.bridge_secret and stack.bridge_secret not in printed
+    for name, value in PLANTED.items():
+        assert value not in printed, name
+    assert "AGENTCHAT_BRIDGE_SECRET" not in printed
+
+
+async def test_dangerous_commands_are_denied_with_a_clear_message(
+    client: BridgeClient, stack: LocalStack, tmp_path: Path
+) -> None:
+    victim = tmp_path / "precious"
+    (victim / "inside").mkdir(parents=True)
+    printed = await _terminal(client, stack, f"rm -rf {victim}", "danger")
+    assert "BLOCKED by the bridge" in printed
+    assert (victim / "inside").is_dir()
+
+
+async def test_a_failed_model_call_leaves_no_request_dump(
+    client: BridgeClient, stack: LocalStack
+) -> None:
+    assert stack.scripted_url
+    turn = await run_turn(client, stack.scripted_url, "secret plans\n#fail 400", session="dump")
+    assert turn.result is not None and turn.result.status == "failed"
+    home = stack.settings.resolved_hermes_home
+    assert list(home.rglob("request_dump_*")) == []
