@@ -30,6 +30,7 @@ from sqlalchemy import insert, text  # noqa: E402
 
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession  # noqa: E402
 from agentchat.core.database import Database  # noqa: E402
+from agentchat.events.contract import NODE_EVENT, NodeEvent  # noqa: E402
 from agentchat.runs.history import compact_turn  # noqa: E402
 from agentchat.runs.log_writer import LogWriter  # noqa: E402
 from bench import common as c  # noqa: E402
@@ -89,13 +90,23 @@ def row_by_row(db: Database, count: int) -> float:
     return count / (time.perf_counter() - start)
 
 
+def log_event(seq: int, content: str) -> NodeEvent:
+    """The typed event a run would log: thinking, a tool call or its result."""
+    kind = KINDS[seq % 3]
+    if kind == "thinking":
+        return NODE_EVENT.validate_python({"kind": kind, "content": content})
+    meta = {"toolCallId": f"call-{seq // 3}"}
+    body = {"kind": kind, "content": content, "toolName": "web_search", "meta": meta}
+    return NODE_EVENT.validate_python(body)
+
+
 async def batched(db: Database, count: int) -> tuple[float, int]:
     message_id = new_message(db, "batched")
     content = words(120, random.Random(2))
     writer = LogWriter(db)
     start = time.perf_counter()
     for seq in range(count):
-        writer.append(message_id, seq, KINDS[seq % 3], content, "web_search" if seq % 3 else None)
+        writer.append(message_id, seq, log_event(seq, content))
         if seq % 50 == 49:
             await asyncio.sleep(0)
     await writer.flush()

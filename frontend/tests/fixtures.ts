@@ -1,6 +1,6 @@
 import type { Log, Message } from '@/api/schema'
 
-export function log(seq: number, kind: string, content = '', extra: Partial<Log> = {}): Log {
+export function log(seq: number, kind: Log['kind'], content = '', extra: Partial<Log> = {}): Log {
   return { seq, kind, content, toolName: null, meta: null, createdAt: `2025-01-01T00:00:${String(seq).padStart(2, '0')}Z`, ...extra }
 }
 

@@ -14,7 +14,7 @@ afterEach(() => {
   while (disposers.length) disposers.pop()!()
 })
 
-function snapshot(runId: string, status: string, fields: Partial<RunSnapshot> = {}): RunSnapshot {
+function snapshot(runId: string, status: RunSnapshot['status'], fields: Partial<RunSnapshot> = {}): RunSnapshot {
   return {
     runId, sessionId: 1, messageId: 7, status, eventCount: 3, pendingClarify: null, finalText: null, error: null,
     logs: [], ...fields,

@@ -94,7 +94,7 @@ describe('useGlobalRuns', () => {
 
   it('falls back to polling /state after the back-off, then finishes from the snapshot', async () => {
     const stub = streamFetch({ status: () => 503 })
-    let status = 'RUNNING'
+    let status: RunSnapshot['status'] = 'RUNNING'
     const getState = vi.fn(async (runId: string): Promise<RunSnapshot> => ({
       runId, sessionId: 1, messageId: 9, status, eventCount: 4, finalText: null, error: null,
       pendingClarify: { clarifyId: 'c', question: 'Q?', choices: ['x'] },

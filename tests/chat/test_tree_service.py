@@ -217,11 +217,11 @@ def test_run_state_is_derived_from_rows(any_database: Database) -> None:
     chat = new_session(any_database)
     user = add(any_database, chat, None)
     with any_database.session() as s:
-        assert sessions.run_states(s, [chat]) == {}
+        assert sessions.live_runs(s, [chat]) == {}
     start_run(any_database, chat, user, "run-7")
     pause(any_database, "run-7")
     with any_database.session() as s:
-        state = sessions.run_states(s, [chat])[chat]
+        state = sessions.live_runs(s, [chat])[chat]
         assert (state.run_id, state.waiting_for_input) == ("run-7", True)
 
 

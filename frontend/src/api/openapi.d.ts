@@ -361,7 +361,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume Run */
+        /** Answer Clarify */
         post: operations["answerClarify"];
         delete?: never;
         options?: never;
@@ -557,6 +557,25 @@ export interface components {
             /** Activemessageid */
             activeMessageId: number;
         };
+        /** AnswerDelta */
+        AnswerDelta: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "answer_delta";
+        } & {
+            [key: string]: unknown;
+        };
         /** AuthStatus */
         AuthStatus: {
             /** Authrequired */
@@ -570,6 +589,84 @@ export interface components {
             clarifyId: string;
             /** Answer */
             answer: string;
+        };
+        /** ClarifyAnswered */
+        ClarifyAnswered: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "clarify_answered";
+            /**
+             * Toolname
+             * @default clarify
+             */
+            toolName?: string | null;
+            meta: components["schemas"]["ClarifyAnsweredMeta"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** ClarifyAnsweredMeta */
+        ClarifyAnsweredMeta: {
+            /** Clarifyid */
+            clarifyId: string;
+            /** Answer */
+            answer: string;
+            /** Timedout */
+            timedOut?: boolean | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** ClarifyRequest */
+        ClarifyRequest: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "clarify_request";
+            /**
+             * Toolname
+             * @default clarify
+             */
+            toolName?: string | null;
+            meta: components["schemas"]["Pause"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * ContextCompacted
+         * @description The agent compressed earlier context; the API adds `runId` and `summaryMessageId`.
+         */
+        ContextCompacted: {
+            /** Runid */
+            runId?: string | null;
+            /**
+             * Summary
+             * @default
+             */
+            summary?: string;
+            /** Summarymessageid */
+            summaryMessageId?: number | null;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * ContextWindow
@@ -607,14 +704,17 @@ export interface components {
         LogPublic: {
             /** Seq */
             seq: number;
-            /** Kind */
-            kind: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "thinking" | "status" | "answer_delta" | "tool_call" | "tool_result" | "todo_update" | "clarify_request" | "clarify_answered";
             /** Content */
             content: string | null;
             /** Toolname */
             toolName: string | null;
             /** Meta */
-            meta: {
+            meta: components["schemas"]["ToolCallMeta"] | components["schemas"]["ToolResultMeta"] | components["schemas"]["Pause"] | components["schemas"]["ClarifyAnsweredMeta"] | {
                 [key: string]: unknown;
             } | null;
             /** Createdat */
@@ -828,6 +928,20 @@ export interface components {
             /** Isdefault */
             isDefault?: boolean | null;
         };
+        /**
+         * Pause
+         * @description A run waiting for the user: the clarify_request meta and `/state`'s pendingClarify.
+         */
+        Pause: {
+            /** Clarifyid */
+            clarifyId: string;
+            /** Question */
+            question: string;
+            /** Choices */
+            choices?: string[];
+        } & {
+            [key: string]: unknown;
+        };
         /** PendingClarify */
         PendingClarify: {
             /** Clarifyid */
@@ -859,20 +973,49 @@ export interface components {
             /** Dividermessageid */
             dividerMessageId: number;
         };
-        /** RunLog */
+        /**
+         * RunLog
+         * @description One log line of a run: a node event of the contract (answer deltas aside) and its
+         *     place. `meta` is a plain object only for lines stored before the contract was typed.
+         */
         RunLog: {
             /** Seq */
             seq: number;
-            /** Kind */
-            kind: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "thinking" | "status" | "answer_delta" | "tool_call" | "tool_result" | "todo_update" | "clarify_request" | "clarify_answered";
             /** Content */
             content: string | null;
             /** Toolname */
             toolName: string | null;
             /** Meta */
-            meta: {
+            meta: components["schemas"]["ToolCallMeta"] | components["schemas"]["ToolResultMeta"] | components["schemas"]["Pause"] | components["schemas"]["ClarifyAnsweredMeta"] | {
                 [key: string]: unknown;
             } | null;
+        };
+        /**
+         * RunSnapshot
+         * @description A run seen at one moment (`/state`): for a client that lost its stream.
+         */
+        RunSnapshot: {
+            /** Runid */
+            runId: string;
+            /** Sessionid */
+            sessionId: number;
+            /** Messageid */
+            messageId: number;
+            status: components["schemas"]["MessageStatus"];
+            /** Eventcount */
+            eventCount: number;
+            pendingClarify: components["schemas"]["PendingClarify"] | null;
+            /** Finaltext */
+            finalText: string | null;
+            /** Error */
+            error: string | null;
+            /** Logs */
+            logs: components["schemas"]["RunLog"][];
         };
         /** RunStart */
         RunStart: {
@@ -899,25 +1042,14 @@ export interface components {
             /** Usermessageid */
             userMessageId: number;
         };
-        /** RunState */
-        RunState: {
-            /** Runid */
-            runId: string;
-            /** Sessionid */
-            sessionId: number;
-            /** Messageid */
-            messageId: number;
-            status: components["schemas"]["MessageStatus"];
-            /** Eventcount */
-            eventCount: number;
-            pendingClarify: components["schemas"]["PendingClarify"] | null;
-            /** Finaltext */
-            finalText: string | null;
-            /** Error */
-            error: string | null;
-            /** Logs */
-            logs: components["schemas"]["RunLog"][];
-        };
+        /**
+         * RunStreamEvent
+         * @description The `data` of one event of a run's SSE stream (the events contract). The SSE `event:`
+         *     name is `node_stream` for the node events (told apart by `kind`), else `context_compacted`,
+         *     `workflow_complete` or `workflow_error`; the multiplexed stream adds `run_unknown` and
+         *     `stream_interrupted` (`{runId}`).
+         */
+        RunStreamEvent: (components["schemas"]["Thinking"] | components["schemas"]["Status"] | components["schemas"]["AnswerDelta"] | components["schemas"]["ToolCall"] | components["schemas"]["ToolResult"] | components["schemas"]["TodoUpdate"] | components["schemas"]["ClarifyRequest"] | components["schemas"]["ClarifyAnswered"]) | components["schemas"]["ContextCompacted"] | components["schemas"]["WorkflowComplete"] | components["schemas"]["WorkflowError"];
         /** ServerInfo */
         ServerInfo: {
             /** Version */
@@ -1074,6 +1206,104 @@ export interface components {
              */
             agentMade?: boolean;
         };
+        /** Status */
+        Status: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "status";
+        } & {
+            [key: string]: unknown;
+        };
+        /** Thinking */
+        Thinking: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "thinking";
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * TodoUpdate
+         * @description `content` is the whole todo list as JSON `[{id, content, status}]`.
+         */
+        TodoUpdate: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "todo_update";
+            /**
+             * Toolname
+             * @default todo
+             */
+            toolName?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** ToolCall */
+        ToolCall: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "tool_call";
+            /** Toolname */
+            toolName: string;
+            meta: components["schemas"]["ToolCallMeta"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** ToolCallMeta */
+        ToolCallMeta: {
+            /** Toolcallid */
+            toolCallId: string;
+            /** Args */
+            args?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         /**
          * ToolCallPublic
          * @description One tool call of a recent answer with its result (the short-term memory view).
@@ -1097,6 +1327,39 @@ export interface components {
             durationMs: number | null;
             /** Calledat */
             calledAt: string | null;
+        };
+        /** ToolResult */
+        ToolResult: {
+            /** Runid */
+            runId?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /**
+             * Content
+             * @default
+             */
+            content?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "tool_result";
+            /** Toolname */
+            toolName: string;
+            meta: components["schemas"]["ToolResultMeta"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** ToolResultMeta */
+        ToolResultMeta: {
+            /** Toolcallid */
+            toolCallId: string;
+            /** Durationms */
+            durationMs?: number | null;
+            /** Iserror */
+            isError?: boolean | null;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * UsageTotals
@@ -1181,6 +1444,39 @@ export interface components {
             createdAt: string;
             /** Preview */
             preview: string;
+        };
+        /** WorkflowComplete */
+        WorkflowComplete: {
+            /** Runid */
+            runId: string;
+            /** Messageid */
+            messageId: number;
+            /** Finaltext */
+            finalText: string;
+            /** Usage */
+            usage?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** WorkflowError */
+        WorkflowError: {
+            /** Runid */
+            runId: string;
+            /** Messageid */
+            messageId: number;
+            /** Message */
+            message: string;
+            /**
+             * Stopped
+             * @default false
+             */
+            stopped?: boolean;
+            /** Partialtext */
+            partialText?: string | null;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: never;
@@ -2010,13 +2306,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
+            /** @description Server-sent events; each event's `data` is one `RunStreamEvent`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": unknown;
+                    "text/event-stream": components["schemas"]["RunStreamEvent"];
                 };
             };
             /** @description Not found */
@@ -2025,7 +2321,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict */
@@ -2034,7 +2330,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid input */
@@ -2043,7 +2339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2060,13 +2356,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
+            /** @description Server-sent events; each event's `data` is one `RunStreamEvent`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": unknown;
+                    "text/event-stream": components["schemas"]["RunStreamEvent"];
                 };
             };
             /** @description Not found */
@@ -2075,7 +2371,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict */
@@ -2084,7 +2380,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid input */
@@ -2093,7 +2389,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/event-stream": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2115,7 +2411,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunState"];
+                    "application/json": components["schemas"]["RunSnapshot"];
                 };
             };
             /** @description Not found */
@@ -2168,7 +2464,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunState"];
+                    "application/json": components["schemas"]["RunSnapshot"];
                 };
             };
             /** @description Not found */
@@ -2217,7 +2513,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunState"];
+                    "application/json": components["schemas"]["RunSnapshot"];
                 };
             };
             /** @description Not found */

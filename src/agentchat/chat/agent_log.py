@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentchat.chat.schemas import LogPublic
+from agentchat.events.contract import EventModel
 
 # Spinner and status words: progress, not content.
 TRANSIENT_KINDS = frozenset({"status", "answer_delta"})
@@ -80,6 +81,8 @@ def tool_calls(logs: Iterable[LogPublic]) -> list[ToolCall]:
 
 
 def _meta(log: LogPublic) -> dict[str, Any]:
+    if isinstance(log.meta, EventModel):  # typed by the events contract: its JSON body
+        return log.meta.wire()
     return log.meta if isinstance(log.meta, dict) else {}
 
 

@@ -26,9 +26,10 @@ from agentchat.chat.schemas import (
     StatusFilter,
     VersionPublic,
 )
-from agentchat.chat.sessions import RunState, list_sessions, run_states
+from agentchat.chat.sessions import LiveRun, list_sessions, live_runs
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
 from agentchat.chat.tree import active_branch
+from agentchat.events.log_lines import stored_line_fields
 
 Position = tuple[int, int]  # (sibling count, 0-based index by branch_order)
 
@@ -55,11 +56,11 @@ def session_detail(db: Session, chat: ChatSession, limit: int = DEFAULT_PAGE) ->
 def session_publics(db: Session, sessions: Sequence[ChatSession]) -> list[SessionPublic]:
     ids = [chat.id for chat in sessions]
     previews = latest_previews(db, ids)
-    states = run_states(db, ids)
+    states = live_runs(db, ids)
     return [session_public(c, previews.get(c.id), states.get(c.id)) for c in sessions]
 
 
-def session_public(chat: ChatSession, preview: str | None, state: RunState | None) -> SessionPublic:
+def session_public(chat: ChatSession, preview: str | None, state: LiveRun | None) -> SessionPublic:
     public = SessionPublic.model_validate(chat)
     public.last_message_preview = preview
     if state is not None:
@@ -179,14 +180,9 @@ def group_logs(rows: Iterable[ChatMessageLog]) -> dict[int, list[LogPublic]]:
 
 
 def log_public(row: ChatMessageLog) -> LogPublic:
-    return LogPublic(
-        seq=row.seq,
-        kind=row.kind,
-        content=row.content,
-        tool_name=row.tool_name,
-        meta=parse_json(row.meta_json),
-        created_at=row.created_at,
-    )
+    meta = parse_json(row.meta_json)
+    fields = stored_line_fields(row.kind, row.content, row.tool_name, meta)
+    return LogPublic(seq=row.seq, created_at=row.created_at, **fields)
 
 
 def version_public(message: ChatMessage) -> VersionPublic:

@@ -10,6 +10,8 @@ from pydantic import Field, PlainSerializer, field_validator
 from agentchat.chat.enums import MessageRole, MessageStatus, SessionStatus
 from agentchat.core.clock import iso
 from agentchat.core.schemas import CamelModel
+from agentchat.events.contract import NodeKind
+from agentchat.events.log_lines import StoredMeta
 
 MAX_CONTENT_CHARS = 100_000
 MAX_TITLE_CHARS = 255
@@ -86,10 +88,10 @@ class SessionPage(CamelModel):
 
 class LogPublic(CamelModel):
     seq: int
-    kind: str
+    kind: NodeKind
     content: str | None
     tool_name: str | None
-    meta: dict[str, Any] | None = None
+    meta: StoredMeta | None = None
     created_at: UtcDateTime
 
 

@@ -25,7 +25,7 @@ from agentchat.models.tables import AiModelConfig
 
 
 @dataclass(frozen=True)
-class RunState:
+class LiveRun:
     """A session's live run, derived from the rows the run service keeps."""
 
     run_id: str
@@ -147,7 +147,7 @@ def list_sessions(
     return SessionSlice(rows, next_cursor, has_more)
 
 
-def run_states(db: Session, session_ids: list[int]) -> dict[int, RunState]:
+def live_runs(db: Session, session_ids: list[int]) -> dict[int, LiveRun]:
     """The RUNNING assistant message of each session, and whether its run waits for input."""
     if not session_ids:
         return {}
@@ -159,15 +159,15 @@ def run_states(db: Session, session_ids: list[int]) -> dict[int, RunState]:
         ChatMessage.role == MessageRole.ASSISTANT,
         ChatMessage.status == MessageStatus.RUNNING,
     )
-    states: dict[int, RunState] = {}
+    states: dict[int, LiveRun] = {}
     for session_id, run_id, is_waiting in db.execute(stmt):
         if run_id and (session_id not in states or is_waiting):
-            states[session_id] = RunState(run_id, bool(is_waiting))
+            states[session_id] = LiveRun(run_id, bool(is_waiting))
     return states
 
 
 def ensure_no_active_run(db: Session, session_id: int) -> None:
-    if run_states(db, [session_id]):
+    if live_runs(db, [session_id]):
         raise Conflict(f"chat session {session_id} has an active run; stop it first")
 
 

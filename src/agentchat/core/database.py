@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import BigInteger, DateTime, Integer, MetaData, Text, create_engine, event
+from sqlalchemy import BigInteger, DateTime, Integer, MetaData, Text, create_engine, event, make_url
 from sqlalchemy.dialects import mysql
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
@@ -99,7 +99,7 @@ def _mysql_recursion(dbapi_conn: Any, _record: Any) -> None:
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine with the per-dialect settings the app relies on."""
     if url.startswith("sqlite"):
-        path = url.split("///", 1)[-1]
+        path = make_url(url).database  # None for "sqlite://", the in-memory database
         if path and path != ":memory:" and not path.startswith("file:"):
             private_file(Path(path))  # chats, memory, encrypted keys: 0600
         engine = create_engine(

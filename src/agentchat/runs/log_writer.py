@@ -18,6 +18,7 @@ from sqlalchemy import insert
 from agentchat.chat.tables import ChatMessageLog
 from agentchat.core.clock import utcnow
 from agentchat.core.database import Database
+from agentchat.events.contract import NodeEvent
 
 log = logging.getLogger(__name__)
 
@@ -37,22 +38,16 @@ class LogWriter:
         self.batches_written = 0
         self._insert = insert(ChatMessageLog)
 
-    def append(
-        self,
-        message_id: int,
-        seq: int,
-        kind: str,
-        content: str | None,
-        tool_name: str | None = None,
-        meta: dict[str, Any] | None = None,
-    ) -> None:
+    def append(self, message_id: int, seq: int, event: NodeEvent) -> None:
+        """Queue one log line of a run (a node event other than an answer delta)."""
+        meta = event.wire().get("meta")
         self._pending.append(
             {
                 "message_id": message_id,
                 "seq": seq,
-                "kind": kind,
-                "content": content,
-                "tool_name": tool_name,
+                "kind": event.kind,
+                "content": event.content,
+                "tool_name": getattr(event, "tool_name", None),
                 "meta_json": json.dumps(meta, ensure_ascii=False) if meta else None,
                 "created_at": utcnow(),
             }

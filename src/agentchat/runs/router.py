@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi.responses import JSONResponse
 from starlette.responses import StreamingResponse
 
 from agentchat.core.deps import DbSession
 from agentchat.core.errors import Invalid
 from agentchat.core.schemas import ERROR_RESPONSES
-from agentchat.events.contract import TerminalEvent, workflow_complete, workflow_error
 from agentchat.events.sse import encode_event
 from agentchat.runs import stats as run_stats
+from agentchat.runs.endings import end_of_stored
 from agentchat.runs.schemas import (
     ClarifyAnswer,
     MemoryUpdate,
@@ -20,9 +21,10 @@ from agentchat.runs.schemas import (
     Regenerated,
     ResetRequest,
     ResetResult,
+    RunSnapshot,
     RunStart,
     RunStarted,
-    RunState,
+    RunStreamEvent,
     SessionStats,
 )
 from agentchat.runs.service import RunService
@@ -30,6 +32,14 @@ from agentchat.runs.streaming import multi_run_stream, run_stream
 
 router = APIRouter(tags=["runs"], responses=ERROR_RESPONSES)
 MAX_MUX_RUNS = 50
+STREAM_DESCRIPTION = "Server-sent events; each event's `data` is one `RunStreamEvent`."
+
+
+class EventStreamDoc(JSONResponse):
+    """Documents an SSE route's events in the OpenAPI document (`text/event-stream` with the
+    event schema); the route itself answers with a StreamingResponse."""
+
+    media_type = "text/event-stream"
 
 
 def get_runs(request: Request) -> RunService:
@@ -71,8 +81,9 @@ def _last_id(query: int | None, header: str | None) -> int:
 @router.get(
     "/api/chat/runs/{run_id}/stream",
     operation_id="streamRun",
-    response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}}},
+    response_class=EventStreamDoc,
+    response_model=RunStreamEvent,
+    response_description=STREAM_DESCRIPTION,
 )
 async def stream_run(
     run_id: str,
@@ -87,26 +98,18 @@ async def stream_run(
     return Response(_ended_run(state), media_type="text/event-stream")
 
 
-def _ended_run(state: RunState) -> bytes:
+def _ended_run(state: RunSnapshot) -> bytes:
     """A run the bus has forgotten: its end, rebuilt from the database."""
-    end: TerminalEvent
-    if state.status == "SUCCESS":
-        end = workflow_complete(state.run_id, state.message_id, state.final_text or "")
-    else:
-        end = workflow_error(
-            state.run_id,
-            state.message_id,
-            state.error or "the run ended",
-            stopped=state.status == "STOPPED",
-        )
+    end = end_of_stored(state.run_id, state.message_id, state.status, state.final_text, state.error)
     return encode_event(end)
 
 
 @router.get(
     "/api/chat/stream",
     operation_id="streamRuns",
-    response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}}},
+    response_class=EventStreamDoc,
+    response_model=RunStreamEvent,
+    response_description=STREAM_DESCRIPTION,
 )
 async def stream_runs(
     runs: Runs,
@@ -129,17 +132,17 @@ async def stream_runs(
 
 
 @router.get("/api/chat/runs/{run_id}/state", operation_id="runState")
-async def run_state(run_id: str, runs: Runs) -> RunState:
+async def run_state(run_id: str, runs: Runs) -> RunSnapshot:
     return await runs.state(run_id)
 
 
 @router.post("/api/chat/runs/{run_id}/clarify", operation_id="answerClarify")
-async def resume_run(run_id: str, body: ClarifyAnswer, runs: Runs) -> RunState:
+async def answer_clarify(run_id: str, body: ClarifyAnswer, runs: Runs) -> RunSnapshot:
     return await runs.resume(run_id, body.clarify_id, body.answer)
 
 
 @router.post("/api/chat/runs/{run_id}/stop", operation_id="stopRun")
-async def stop_run(run_id: str, runs: Runs) -> RunState:
+async def stop_run(run_id: str, runs: Runs) -> RunSnapshot:
     return await runs.stop(run_id)
 
 
@@ -150,17 +153,13 @@ async def reset_session(
     return await runs.reset(session_id, (body or ResetRequest()).keep_history)
 
 
-@router.get(
-    "/api/chat/sessions/{session_id}/memory", operation_id="getMemory", response_model=MemoryView
-)
-async def get_memory(session_id: int, runs: Runs) -> dict[str, Any]:
+@router.get("/api/chat/sessions/{session_id}/memory", operation_id="getMemory")
+async def get_memory(session_id: int, runs: Runs) -> MemoryView:
     return await runs.memory(session_id)
 
 
-@router.put(
-    "/api/chat/sessions/{session_id}/memory", operation_id="putMemory", response_model=MemoryView
-)
-async def put_memory(session_id: int, body: MemoryUpdate, runs: Runs) -> dict[str, Any]:
+@router.put("/api/chat/sessions/{session_id}/memory", operation_id="putMemory")
+async def put_memory(session_id: int, body: MemoryUpdate, runs: Runs) -> MemoryView:
     return await runs.put_memory(session_id, body.memory, body.user)
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import Field, StrictBool
+from pydantic import Field, RootModel, StrictBool
 
 from agentchat.chat.enums import MessageStatus
 from agentchat.core.schemas import CamelModel
+from agentchat.events.contract import NodeKind, PageEvent
+from agentchat.events.log_lines import StoredMeta
 from agentchat.runs.usage import ContextWindow, UsageTotals
 
 MAX_MESSAGE_CHARS = 100_000
@@ -44,14 +44,19 @@ class PendingClarify(CamelModel):
 
 
 class RunLog(CamelModel):
+    """One log line of a run: a node event of the contract (answer deltas aside) and its
+    place. `meta` is a plain object only for lines stored before the contract was typed."""
+
     seq: int
-    kind: str
+    kind: NodeKind
     content: str | None
     tool_name: str | None = None
-    meta: dict[str, Any] | None = None
+    meta: StoredMeta | None = None
 
 
-class RunState(CamelModel):
+class RunSnapshot(CamelModel):
+    """A run seen at one moment (`/state`): for a client that lost its stream."""
+
     run_id: str
     session_id: int
     message_id: int
@@ -61,6 +66,13 @@ class RunState(CamelModel):
     final_text: str | None = None
     error: str | None = None
     logs: list[RunLog]
+
+
+class RunStreamEvent(RootModel[PageEvent]):
+    """The `data` of one event of a run's SSE stream (the events contract). The SSE `event:`
+    name is `node_stream` for the node events (told apart by `kind`), else `context_compacted`,
+    `workflow_complete` or `workflow_error`; the multiplexed stream adds `run_unknown` and
+    `stream_interrupted` (`{runId}`)."""
 
 
 class ResetRequest(CamelModel):

@@ -10,7 +10,7 @@ from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
-from agentchat.chat.sessions import get_session, run_states, touch_session
+from agentchat.chat.sessions import get_session, live_runs, touch_session
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, WorkflowPause
 from agentchat.core.clock import utcnow
 from agentchat.core.errors import Conflict, Invalid, NotFound, TooManyRequests
@@ -38,7 +38,7 @@ class RunPlan:
 
 def ensure_can_start(db: Session, session_id: int, max_active: int) -> None:
     """409 when the session already runs, 429 when the server is at its cap."""
-    states = run_states(db, [session_id])
+    states = live_runs(db, [session_id])
     if states:
         run_id = states[session_id].run_id
         raise Conflict(

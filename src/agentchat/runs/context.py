@@ -1,0 +1,89 @@
+"""What every room of the run service shares: its parts and the runs this process drives."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import anyio
+from sqlalchemy.orm import Session
+
+from agentchat.core.database import Database
+from agentchat.core.settings import Settings
+from agentchat.events.bus import EventBus
+from agentchat.events.contract import PageEvent
+from agentchat.events.model import RunEvent
+from agentchat.models.wire import wire_secrets
+from agentchat.runs import store
+from agentchat.runs.log_writer import LogWriter
+from agentchat.runs.owners import RunOwners
+from agentchat.runs.ports import Bridge, Bridges
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass
+class ActiveRun:
+    """A run driven by this process, from its launch to its terminal event."""
+
+    plan: store.RunPlan
+    request: dict[str, Any]
+    client: Bridge | None = None
+    task: asyncio.Task[None] | None = None
+    answer: list[str] = field(default_factory=list)
+    seq: int = 0
+    events_seen: int = 0
+    summary_message_id: int | None = None
+    stop_requested: bool = False
+
+    @property
+    def run_id(self) -> str:
+        return self.plan.run_id
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The API keys of the model and its fallback: scrubbed from anything the run
+        publishes or stores."""
+        return wire_secrets(self.request.get("model", {}))
+
+
+def new_hermes_session() -> str:
+    return f"chat-{uuid.uuid4()}"
+
+
+@dataclass
+class RunContext:
+    database: Database
+    bus: EventBus
+    bridges: Bridges
+    log_writer: LogWriter
+    settings: Settings
+    owners: RunOwners | None = None
+    active: dict[str, ActiveRun] = field(default_factory=dict)
+
+    async def in_thread(self, work: Callable[[Session], T]) -> T:
+        """`work` in one short transaction on a worker thread (never a session across an
+        await)."""
+
+        def run() -> T:
+            with self.database.session() as db:
+                return work(db)
+
+        return await anyio.to_thread.run_sync(run)
+
+    async def publish(self, run_id: str, event: PageEvent) -> RunEvent:
+        """Put a typed event on the bus (which keeps its JSON body)."""
+        return await self.bus.publish(run_id, event.EVENT, event.wire())
+
+    async def release(self, run_id: str) -> None:
+        """Drop this process's owner key of a run (multi-process mode)."""
+        if self.owners is not None:
+            try:
+                await self.owners.release(run_id)
+            except Exception:  # the key expires on its own
+                log.warning("could not release the owner key of run %s", run_id)

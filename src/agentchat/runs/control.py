@@ -1,0 +1,134 @@
+"""Control: stop a run, answer its clarify question, reset a session's agent. A run driven by
+another API process is steered through the bridges and followed on the bus."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+
+from sqlalchemy.orm import Session
+
+from agentchat.bridge.client import BridgeUnavailable
+from agentchat.chat import tree
+from agentchat.chat.sessions import ensure_no_active_run, get_session
+from agentchat.core.errors import BadGateway, Conflict
+from agentchat.events.model import TERMINAL_EVENTS, StreamInterrupted, UnknownRun
+from agentchat.runs import store
+from agentchat.runs.context import RunContext, new_hermes_session
+from agentchat.runs.ports import Bridge
+from agentchat.runs.schemas import ResetResult, RunSnapshot
+from agentchat.runs.snapshots import snapshot
+
+log = logging.getLogger(__name__)
+STOP_GRACE_S = 5.0
+
+Sweep = Callable[[list[str]], Awaitable[list[str]]]
+
+
+class RunControl:
+    def __init__(self, ctx: RunContext, sweep: Sweep, stop_grace_s: float = STOP_GRACE_S):
+        self.ctx = ctx
+        self._sweep = sweep
+        self.stop_grace_s = stop_grace_s
+
+    async def stop(self, run_id: str) -> RunSnapshot:
+        run = self.ctx.active.get(run_id)
+        if run is None:
+            message = await self.ctx.in_thread(lambda db: store.message_for_run(db, run_id))
+            if message.status != "RUNNING":
+                raise Conflict(f"run {run_id} has already ended", code="run_finished")
+            await self._abort_elsewhere(run_id, message.session_id)
+            await self._wait_for_end(run_id, self.stop_grace_s)
+            return await snapshot(self.ctx, run_id)
+        run.stop_requested = True
+        if run.client is not None:
+            with contextlib.suppress(BridgeUnavailable):
+                await run.client.abort(run_id)
+        if run.task is not None:
+            _done, pending = await asyncio.wait({run.task}, timeout=self.stop_grace_s)
+            if pending:
+                run.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await run.task
+        return await snapshot(self.ctx, run_id)
+
+    async def _abort_elsewhere(self, run_id: str, session_id: int) -> None:
+        """The run is driven by another API process: ask its bridge to abort it."""
+        hermes_session = await self.ctx.in_thread(
+            lambda db: get_session(db, session_id).hermes_session or ""
+        )
+        for client in self.ctx.bridges.candidates(hermes_session):
+            with contextlib.suppress(BridgeUnavailable):
+                await client.abort(run_id)
+
+    async def _wait_for_end(self, run_id: str, timeout: float) -> None:
+        """Follow the run on the bus until its terminal event (published by whichever process
+        drives it), at most `timeout` seconds; a run whose process died is swept at once."""
+        if await self._sweep([run_id]):
+            return
+        with contextlib.suppress(TimeoutError, UnknownRun, StreamInterrupted):
+            async with asyncio.timeout(timeout):
+                async for event in self.ctx.bus.subscribe(run_id):
+                    if event.event in TERMINAL_EVENTS:
+                        return
+        await self._sweep([run_id])
+
+    async def resume(self, run_id: str, clarify_id: str, answer: str) -> RunSnapshot:
+        def check(db: Session) -> str:
+            message = store.message_for_run(db, run_id)
+            pause = store.pending_pause(db, run_id)
+            if message.status != "RUNNING" or pause is None or pause.clarify_id != clarify_id:
+                raise Conflict(
+                    f"run {run_id} is not waiting for an answer to {clarify_id!r}",
+                    code="stale_clarify",
+                )
+            return get_session(db, message.session_id).hermes_session or ""
+
+        hermes_session = await self.ctx.in_thread(check)
+        run = self.ctx.active.get(run_id)
+        clients = (
+            [run.client] if run and run.client else self.ctx.bridges.candidates(hermes_session)
+        )
+        await _send_clarify(clients, run_id, clarify_id, answer)
+        await self.ctx.in_thread(lambda db: store.answer_pause(db, run_id, clarify_id, answer))
+        return await snapshot(self.ctx, run_id)
+
+    async def reset(self, session_id: int, keep_history: bool) -> ResetResult:
+        def apply(db: Session) -> tuple[str, str, int]:
+            chat = get_session(db, session_id, lock=True)
+            ensure_no_active_run(db, session_id)
+            old, chat.hermes_session = chat.hermes_session or "", new_hermes_session()
+            leaf = tree.active_leaf(db, session_id) if keep_history else None
+            divider = tree.append_message(
+                db, session_id, leaf.id if leaf else None, "SYSTEM", "", "RESET"
+            )
+            return old, chat.hermes_session, divider.id
+
+        old, new, divider_id = await self.ctx.in_thread(apply)
+        for client in self.ctx.bridges.candidates(old):
+            try:
+                await client.reset(old)
+            except BridgeUnavailable as exc:
+                log.warning("bridge %s could not reset %s: %s", client.base_url, old, exc)
+        return ResetResult(hermes_session=new, divider_message_id=divider_id)
+
+
+async def _send_clarify(
+    clients: Sequence[Bridge], run_id: str, clarify_id: str, answer: str
+) -> None:
+    """The first bridge that knows the run takes the answer (the run may have moved to
+    another worker than the session's preferred one)."""
+    last: BridgeUnavailable | None = None
+    for client in clients:
+        try:
+            await client.clarify(run_id, clarify_id, answer)
+            return
+        except BridgeUnavailable as exc:
+            if exc.status_code == 409:
+                raise Conflict(f"run {run_id} no longer waits for {clarify_id!r}") from exc
+            last = exc
+    if last is not None and last.status_code == 404:
+        raise Conflict(f"run {run_id} no longer waits for {clarify_id!r}") from last
+    raise BadGateway(f"The agent service did not take the answer: {last}")

@@ -1,0 +1,34 @@
+"""Which terminal event ends a run. The events themselves are built only by
+`events.contract.workflow_complete` / `workflow_error`; these pick one and fill it."""
+
+from __future__ import annotations
+
+from agentchat.events.contract import TerminalEvent, workflow_complete, workflow_error
+from agentchat.runs.store import STALE_ERROR, RunOutcome
+
+
+def end_of_outcome(run_id: str, message_id: int, outcome: RunOutcome) -> TerminalEvent:
+    """The end of a run this process drove to `outcome`."""
+    if outcome.status == "SUCCESS":
+        return workflow_complete(run_id, message_id, outcome.text, outcome.usage)
+    return workflow_error(
+        run_id,
+        message_id,
+        outcome.error or "failed",
+        stopped=outcome.status == "STOPPED",
+        partial_text=outcome.text,
+    )
+
+
+def end_of_stored(
+    run_id: str, message_id: int, status: str, text: str | None, error: str | None
+) -> TerminalEvent:
+    """The end of a run the bus has forgotten, read back from its stored answer."""
+    if status == "SUCCESS":
+        return workflow_complete(run_id, message_id, text or "")
+    return workflow_error(run_id, message_id, error or "the run ended", stopped=status == "STOPPED")
+
+
+def end_of_orphan(run_id: str, message_id: int) -> TerminalEvent:
+    """The end of a run whose process died (its answer was just marked FAILED)."""
+    return workflow_error(run_id, message_id, STALE_ERROR)

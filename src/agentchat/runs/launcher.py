@@ -1,0 +1,73 @@
+"""Launching: start and regenerate create a run's rows, register it on the bus and hand it to
+the driver as a background task."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any
+
+from agentchat.runs import store
+from agentchat.runs.context import ActiveRun, RunContext
+from agentchat.runs.planning import RunPlanner
+from agentchat.runs.schemas import Regenerated, RunStart, RunStarted
+
+Drive = Callable[[ActiveRun], Coroutine[Any, Any, None]]
+
+
+class Launcher:
+    def __init__(self, ctx: RunContext, drive: Drive) -> None:
+        self.ctx = ctx
+        self.planner = RunPlanner(ctx.settings)
+        self._drive = drive
+        self._start_lock = asyncio.Lock()
+
+    async def start(self, session_id: int, body: RunStart) -> RunStarted:
+        run_id = await self._claim()
+        async with self._start_lock, self._unclaim_on_error(run_id):
+            run = await self.ctx.in_thread(
+                lambda db: self.planner.create(db, session_id, body, None, run_id)
+            )
+        await self._launch(run)
+        plan = run.plan
+        return RunStarted(
+            run_id=plan.run_id, message_id=plan.message_id, user_message_id=plan.user_message_id
+        )
+
+    async def regenerate(self, message_id: int) -> Regenerated:
+        run_id = await self._claim()
+        async with self._start_lock, self._unclaim_on_error(run_id):
+            run = await self.ctx.in_thread(
+                lambda db: self.planner.create_regenerate(db, message_id, run_id)
+            )
+        await self._launch(run)
+        return Regenerated(run_id=run.run_id, new_message_id=run.plan.message_id)
+
+    async def _claim(self) -> str:
+        """A new run id, owned by this process before its RUNNING row exists."""
+        run_id = uuid.uuid4().hex
+        if self.ctx.owners is not None:
+            await self.ctx.owners.claim(run_id)
+        return run_id
+
+    @contextlib.asynccontextmanager
+    async def _unclaim_on_error(self, run_id: str) -> AsyncIterator[None]:
+        try:
+            yield
+        except BaseException:
+            await self.ctx.release(run_id)
+            raise
+
+    async def _launch(self, run: ActiveRun) -> None:
+        plan = run.plan
+        meta = {"sessionId": plan.session_id, "messageId": plan.message_id}
+        try:
+            await self.ctx.bus.register(plan.run_id, meta)
+        except BaseException:  # nothing will drive it: end it now rather than never
+            await self.ctx.in_thread(lambda db: store.fail_stale_runs(db, [plan.run_id]))
+            await self.ctx.release(plan.run_id)
+            raise
+        self.ctx.active[plan.run_id] = run
+        run.task = asyncio.create_task(self._drive(run), name=f"run-{plan.run_id}")

@@ -1,0 +1,45 @@
+"""The agent's memory files, read and written through the session's bridge."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from agentchat.bridge.client import BridgeUnavailable
+from agentchat.chat.sessions import get_session
+from agentchat.core.errors import BadGateway, Conflict
+from agentchat.runs.context import RunContext, new_hermes_session
+from agentchat.runs.ports import Bridge
+from agentchat.runs.schemas import MemoryView
+
+
+class MemoryProxy:
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+
+    async def read(self, session_id: int) -> MemoryView:
+        hermes_session, client = await self._session_bridge(session_id)
+        try:
+            body = await client.get_memory(hermes_session)
+        except BridgeUnavailable as exc:
+            raise BadGateway(f"The agent service could not read memory: {exc}") from exc
+        return MemoryView.model_validate(body)
+
+    async def write(self, session_id: int, memory: str | None, user: str | None) -> MemoryView:
+        hermes_session, client = await self._session_bridge(session_id)
+        try:
+            body = await client.put_memory(hermes_session, memory=memory, user=user)
+        except BridgeUnavailable as exc:
+            if exc.status_code == 422:
+                raise Conflict(str(exc), code="memory_invalid") from exc
+            raise BadGateway(f"The agent service could not save memory: {exc}") from exc
+        return MemoryView.model_validate(body)
+
+    async def _session_bridge(self, session_id: int) -> tuple[str, Bridge]:
+        def read(db: Session) -> str:
+            chat = get_session(db, session_id)
+            if not chat.hermes_session:
+                chat.hermes_session = new_hermes_session()
+            return chat.hermes_session
+
+        hermes_session = await self.ctx.in_thread(read)
+        return hermes_session, self.ctx.bridges.client_for(hermes_session)

@@ -1,0 +1,53 @@
+"""How a run ended, as it will be stored: pure functions of the run and the bridge's result."""
+
+from __future__ import annotations
+
+from agentchat.core.redact import redact, redact_value
+from agentchat.events.contract import RunEnd
+from agentchat.runs.context import ActiveRun
+from agentchat.runs.history import compact_turn
+from agentchat.runs.store import RunOutcome
+
+STOPPED_BY_USER = "Stopped by the user."
+
+
+def from_result(run: ActiveRun, result: RunEnd) -> RunOutcome:
+    partial = "".join(run.answer)
+    if result.status == "success":
+        status, text, error = "SUCCESS", result.final_text or partial, None
+    elif result.status == "stopped" or run.stop_requested:
+        status, text, error = "STOPPED", result.final_text or partial, STOPPED_BY_USER
+    else:
+        status, text = "FAILED", partial
+        error = result.error or "The agent failed without saying why."
+    return RunOutcome(status, text, error, result.usage or None, result.messages, result.compacted)
+
+
+def failure(run: ActiveRun, error: str) -> RunOutcome:
+    return RunOutcome("FAILED", "".join(run.answer), error, None, [], False)
+
+
+def stopped(run: ActiveRun) -> RunOutcome:
+    """A run cancelled after the user's stop: the question and the text streamed so far."""
+    text = "".join(run.answer)
+    turn = [{"role": "user", "content": run.plan.user_text}]
+    if text:
+        turn.append({"role": "assistant", "content": text})
+    return RunOutcome("STOPPED", text, STOPPED_BY_USER, None, turn, False)
+
+
+def storable(run: ActiveRun, outcome: RunOutcome) -> RunOutcome:
+    """The outcome with the model's key scrubbed and the turn's text not stored twice."""
+    secrets = run.secrets
+    text = redact(outcome.text, *secrets)
+    messages = redact_value(outcome.messages, *secrets) if secrets else outcome.messages
+    if not outcome.compacted:
+        messages = compact_turn(messages, run.plan.user_text, text)
+    return RunOutcome(
+        outcome.status,
+        text,
+        redact(outcome.error, *secrets) if outcome.error else outcome.error,
+        outcome.usage,
+        messages,
+        outcome.compacted,
+    )

@@ -1,0 +1,114 @@
+"""A new run's rows and its bridge request, in the transaction that creates it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from agentchat.chat import tree
+from agentchat.chat.sessions import get_session
+from agentchat.core.errors import Conflict
+from agentchat.core.settings import Settings
+from agentchat.models.service import ResolvedModel, resolve_model
+from agentchat.models.wire import bridge_model
+from agentchat.runs import store
+from agentchat.runs.context import ActiveRun, new_hermes_session
+from agentchat.runs.schemas import RunStart
+from agentchat.skills.service import registry_for
+
+DEFAULT_MAX_ITERATIONS = 50
+
+
+def skill_prompt(name: str) -> str:
+    return (
+        f'Use the skill "{name}" to complete the task: load it with the skill_view tool '
+        "and follow its instructions."
+    )
+
+
+class RunPlanner:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.skills = registry_for(settings)
+
+    def create(
+        self,
+        db: Session,
+        session_id: int,
+        body: RunStart,
+        assistant_sibling_of: int | None,
+        run_id: str,
+    ) -> ActiveRun:
+        """The USER message (unless it is answered again) and the RUNNING answer of a run."""
+        chat = get_session(db, session_id, lock=True)
+        if chat.status != "ACTIVE":
+            raise Conflict(f"chat session {session_id} is archived; restore it to continue")
+        store.ensure_can_start(db, session_id, self.settings.max_active_runs)
+        strict = body.model_id is not None and assistant_sibling_of is None  # a modelId sent
+        model = resolve_model(db, body.model_id or chat.model_id, self.settings, strict=strict)
+        skill_folder = body.skill_folder if body.skill_folder is not None else chat.skill_folder
+        prompt = skill_prompt(self.skills.get(skill_folder).name) if skill_folder else None
+        fields = {"model_id": model.id, "skill_folder": skill_folder or None}
+        if body.model_id is not None:
+            chat.model_id = body.model_id
+        if body.skill_folder is not None:
+            chat.skill_folder = body.skill_folder or None
+        if not chat.hermes_session:
+            chat.hermes_session = new_hermes_session()
+        if assistant_sibling_of is None:
+            user = store.user_message_for(
+                db, session_id, body.message, body.parent_message_id, fields
+            )
+            assistant = tree.append_message(
+                db, session_id, user.id, "ASSISTANT", "", "RUNNING", run_id=run_id, **fields
+            )
+        else:
+            assistant = tree.new_sibling(
+                db, assistant_sibling_of, "", "RUNNING", run_id=run_id, **fields
+            )
+            user = tree.get_message(db, assistant.parent_id or 0)
+        plan = store.RunPlan(
+            run_id=run_id,
+            session_id=session_id,
+            message_id=assistant.id,
+            user_message_id=user.id,
+            user_text=user.content,
+            history=store.branch_history(db, session_id, user),
+            hermes_session=chat.hermes_session,
+            model_id=model.id,
+            skill_folder=skill_folder or None,
+        )
+        request = self.bridge_request(plan, model, prompt, body.max_iterations)
+        return ActiveRun(plan=plan, request=request)
+
+    def create_regenerate(self, db: Session, message_id: int, run_id: str) -> ActiveRun:
+        """A new sibling of an answer, asked the same question with the answer's model."""
+        original = tree.get_message(db, message_id)
+        if original.role != "ASSISTANT" or original.parent_id is None:
+            raise Conflict(f"message {message_id} is not an answer; only answers regenerate")
+        if original.status == "RUNNING":
+            raise Conflict(f"message {message_id} is still running; stop it first")
+        parent = tree.get_message(db, original.parent_id)
+        if parent.role != "USER":
+            raise Conflict(f"message {message_id} does not answer a user message")
+        body = RunStart(model_id=original.model_id, skill_folder=original.skill_folder)
+        return self.create(db, original.session_id, body, message_id, run_id)
+
+    def bridge_request(
+        self,
+        plan: store.RunPlan,
+        model: ResolvedModel,
+        system_prompt: str | None,
+        max_iterations: int | None,
+    ) -> dict[str, Any]:
+        return {
+            "runId": plan.run_id,
+            "sessionId": plan.hermes_session,
+            "systemPrompt": system_prompt,
+            "userMessage": plan.user_text,
+            "history": plan.history,
+            "model": bridge_model(model),
+            "maxIterations": max_iterations or DEFAULT_MAX_ITERATIONS,
+            "toolsets": self.settings.toolsets,
+        }

@@ -1,0 +1,52 @@
+"""The run logic's seam to the Hermes Bridge: what the rooms need of a bridge and of the pool
+of bridges. `BridgeClient` and `BridgeRouter` are the real ones; tests drive the rooms with an
+in-process fake that speaks the same protocol."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Sequence
+from typing import Any, Protocol
+
+from agentchat.events.contract import BridgeEvent
+
+
+class Bridge(Protocol):
+    """One bridge worker. Every call raises `BridgeUnavailable` when it cannot be done."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    def run(self, request: dict[str, Any]) -> AsyncGenerator[BridgeEvent, None]:
+        """One turn's typed events in order, `RunEnd` last; closing the generator early
+        stops the turn."""
+        ...
+
+    async def abort(self, run_id: str) -> None: ...
+
+    async def clarify(self, run_id: str, clarify_id: str, answer: str) -> None: ...
+
+    async def reset(self, session_id: str) -> None: ...
+
+    async def get_memory(self, session_id: str) -> dict[str, Any]: ...
+
+    async def put_memory(
+        self,
+        session_id: str,
+        memory: str | list[str] | None = None,
+        user: str | list[str] | None = None,
+    ) -> dict[str, Any]: ...
+
+
+class Bridges(Protocol):
+    """The bridge workers, ranked per session; a worker marked down goes last for a while."""
+
+    @property
+    def urls(self) -> list[str]: ...
+
+    def candidates(self, session_key: str) -> Sequence[Bridge]: ...
+
+    def client_for(self, session_key: str) -> Bridge: ...
+
+    def mark_down(self, url: str) -> None: ...
+
+    def mark_up(self, url: str) -> None: ...

@@ -1,0 +1,75 @@
+"""Publishing one run's events: each typed bridge event goes to the bus in order (with the
+run's id), log lines to the batched log writer, clarify requests to the pause table,
+compactions to a SUMMARY message."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from agentchat.chat import tree
+from agentchat.core.redact import redact_value
+from agentchat.events.contract import (
+    NODE_ID,
+    AnswerDelta,
+    ClarifyRequest,
+    ContextCompacted,
+    NodeEvent,
+    Pause,
+)
+from agentchat.runs import store
+from agentchat.runs.context import ActiveRun, RunContext
+from agentchat.runs.endings import end_of_outcome
+from agentchat.runs.store import RunOutcome
+
+
+class RunPublisher:
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+
+    async def on_event(self, run: ActiveRun, event: NodeEvent | ContextCompacted) -> None:
+        run.events_seen += 1
+        body = event.wire()  # one dump per event: scrubbed, then published as is
+        if run.secrets:
+            clean = redact_value(body, *run.secrets)
+            if clean != body:
+                event, body = type(event).model_validate(clean), clean
+        if isinstance(event, ContextCompacted):
+            await self._on_compacted(run, event.summary)
+            return
+        if isinstance(event, AnswerDelta):
+            run.answer.append(event.content)
+        else:
+            self.ctx.log_writer.append(run.plan.message_id, run.seq, event)
+            run.seq += 1
+            if isinstance(event, ClarifyRequest):
+                await self._record_clarify(run, event.meta)
+        # what `event.for_run(run_id).wire()` gives, without copying the model per token
+        body.update(runId=run.run_id, nodeId=NODE_ID)
+        await self.ctx.bus.publish(run.run_id, event.EVENT, body)
+
+    async def publish_end(self, run: ActiveRun, outcome: RunOutcome) -> None:
+        await self.ctx.publish(run.run_id, end_of_outcome(run.run_id, run.plan.message_id, outcome))
+
+    async def _record_clarify(self, run: ActiveRun, pause: Pause) -> None:
+        await self.ctx.in_thread(
+            lambda db: store.mark_pause(
+                db, run.run_id, pause.clarify_id, pause.question, list(pause.choices)
+            )
+        )
+
+    async def _on_compacted(self, run: ActiveRun, summary: str) -> None:
+        if run.summary_message_id is None:
+            run.summary_message_id = await self.ctx.in_thread(
+                lambda db: store.add_summary(db, run.plan.message_id, summary)
+            )
+        else:
+            summary_id = run.summary_message_id
+
+            def update(db: Session) -> None:
+                tree.get_message(db, summary_id).content = summary
+
+            await self.ctx.in_thread(update)
+        event = ContextCompacted(
+            run_id=run.run_id, summary=summary, summary_message_id=run.summary_message_id
+        )
+        await self.ctx.publish(run.run_id, event)

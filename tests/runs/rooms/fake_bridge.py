@@ -1,0 +1,146 @@
+"""An in-process bridge for the run rooms' unit tests: it speaks the `runs.ports` protocol
+and plays a script of steps into the sink, no subprocess, no model."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentchat.bridge.client import BridgeUnavailable
+from agentchat.events.contract import NODE_EVENT, BridgeEvent, ClarifyAnswered, RunEnd
+
+
+@dataclass
+class Emit:
+    """One node event, written as the bridge's wire JSON would carry it."""
+
+    kind: str
+    content: str = ""
+    tool_name: str | None = None
+    meta: dict[str, Any] | None = None
+
+    def event(self) -> BridgeEvent:
+        body = {"kind": self.kind, "content": self.content, "toolName": self.tool_name}
+        return NODE_EVENT.validate_python({**body, "meta": self.meta})
+
+
+@dataclass
+class WaitClarify:
+    """Block until clarify() is called for `clarify_id`; the answer is emitted as
+    `clarify_answered`, as the real bridge does."""
+
+    clarify_id: str
+
+
+@dataclass
+class WaitAbort:
+    """Block until abort(); the turn then ends `stopped` with what was streamed."""
+
+
+@dataclass
+class Fail:
+    error: BridgeUnavailable
+
+
+@dataclass
+class Hang:
+    """Block forever (until the task is cancelled): a bridge that ignores abort."""
+
+
+Step = Emit | WaitClarify | WaitAbort | Fail | Hang
+
+
+@dataclass
+class FakeBridge:
+    script: list[Step] = field(default_factory=list)
+    result: RunEnd = field(default_factory=lambda: RunEnd(status="success"))
+    base_url: str = "fake://bridge-1"
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    aborted: list[str] = field(default_factory=list)
+    clarified: list[tuple[str, str, str]] = field(default_factory=list)
+    resets: list[str] = field(default_factory=list)
+    memory_error: BridgeUnavailable | None = None
+    _abort: asyncio.Event = field(default_factory=asyncio.Event)
+    _answers: dict[str, asyncio.Future[str]] = field(default_factory=dict)
+
+    async def run(self, request: dict[str, Any]) -> AsyncGenerator[BridgeEvent, None]:
+        self.requests.append(request)
+        streamed: list[str] = []
+        for step in self.script:
+            if isinstance(step, Emit):
+                if step.kind == "answer_delta":
+                    streamed.append(step.content)
+                yield step.event()
+            elif isinstance(step, WaitClarify):
+                answer = await self._answer_for(step.clarify_id)
+                meta = {"clarifyId": step.clarify_id, "answer": answer}
+                yield ClarifyAnswered.model_validate({"content": answer, "meta": meta})
+            elif isinstance(step, WaitAbort):
+                await self._abort.wait()
+                yield RunEnd(status="stopped", final_text="".join(streamed))
+                return
+            elif isinstance(step, Fail):
+                raise step.error
+            else:
+                await asyncio.Event().wait()
+        yield self.result
+
+    def _answer_for(self, clarify_id: str) -> asyncio.Future[str]:
+        return self._answers.setdefault(clarify_id, asyncio.get_running_loop().create_future())
+
+    async def abort(self, run_id: str) -> None:
+        self.aborted.append(run_id)
+        self._abort.set()
+
+    async def clarify(self, run_id: str, clarify_id: str, answer: str) -> None:
+        waiting = self._answers.get(clarify_id)
+        if waiting is None or waiting.done():
+            raise BridgeUnavailable("not waiting", status_code=409)
+        self.clarified.append((run_id, clarify_id, answer))
+        waiting.set_result(answer)
+
+    async def reset(self, session_id: str) -> None:
+        self.resets.append(session_id)
+
+    async def get_memory(self, session_id: str) -> dict[str, Any]:
+        if self.memory_error is not None:
+            raise self.memory_error
+        return {"memory": {"content": "", "charLimit": 2200}, "user": {"content": ""}}
+
+    async def put_memory(
+        self,
+        session_id: str,
+        memory: str | list[str] | None = None,
+        user: str | list[str] | None = None,
+    ) -> dict[str, Any]:
+        if self.memory_error is not None:
+            raise self.memory_error
+        entries = str(memory or "").split("\n§\n") if memory else []
+        return {"memory": {"content": memory or "", "entries": entries}, "user": {"content": ""}}
+
+
+@dataclass
+class FakeBridges:
+    """The pool: every bridge in the order given; marks are recorded."""
+
+    bridges: list[FakeBridge]
+    down: list[str] = field(default_factory=list)
+    up: list[str] = field(default_factory=list)
+
+    @property
+    def urls(self) -> list[str]:
+        return [b.base_url for b in self.bridges]
+
+    def candidates(self, session_key: str) -> Sequence[FakeBridge]:
+        return list(self.bridges)
+
+    def client_for(self, session_key: str) -> FakeBridge:
+        return self.bridges[0]
+
+    def mark_down(self, url: str) -> None:
+        self.down.append(url)
+
+    def mark_up(self, url: str) -> None:
+        self.up.append(url)
