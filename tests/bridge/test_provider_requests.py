@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentchat.bridge.client import BridgeClient
-from agentchat.core.local_stack import free_port
+from agentchat.local_stack import free_port
 from tests.bridge.support import run_turn
 from tests.support.recording_model import ANTHROPIC_TEXT, RecordingModel, recording_model
 from tests.support.servers import BridgeProcess, start_bridge
@@ -34,14 +34,14 @@ def recorder() -> Iterator[RecordingModel]:
 
 @pytest.fixture(scope="module")
 def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    process = start_bridge(tmp_path_factory.mktemp("bridge"), secret=None)
+    process = start_bridge(tmp_path_factory.mktemp("bridge"))
     yield process
     process.stop()
 
 
 @pytest.fixture
 async def client(bridge: BridgeProcess) -> AsyncIterator[BridgeClient]:
-    async with BridgeClient(bridge.url) as value:
+    async with BridgeClient(bridge.url, bridge.secret) as value:
         yield value
 
 

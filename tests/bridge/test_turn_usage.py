@@ -25,14 +25,14 @@ def recorder() -> Iterator[RecordingModel]:
 
 @pytest.fixture(scope="module")
 def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    process = start_bridge(tmp_path_factory.mktemp("bridge"), secret=None)
+    process = start_bridge(tmp_path_factory.mktemp("bridge"))
     yield process
     process.stop()
 
 
 @pytest.fixture
 async def client(bridge: BridgeProcess) -> AsyncIterator[BridgeClient]:
-    async with BridgeClient(bridge.url) as value:
+    async with BridgeClient(bridge.url, bridge.secret) as value:
         yield value
 
 
