@@ -2,7 +2,7 @@
 through 1 API process and through 2, on PostgreSQL and Redis (the multi-process layout).
 
 Both layouts use the same two fake bridge workers (bench/fake_bridge.py speaks the bridge
-protocol and stamps each delta with `meta.sentNs`; one hermes process on two cores cannot
+protocol and stamps each token with the time it was made; one hermes process on two cores cannot
 produce this load), the same PostgreSQL schema and Redis. With 2 processes each run is started
 on one process and streamed from the other, as a load balancer without sticky sessions would.
 The client runs on the same machine: on two cores it competes with the servers for CPU.
@@ -81,12 +81,7 @@ async def load(apis: list[c.Process], count: int, rate: int) -> dict[str, Any]:
     finally:
         for http in clients:
             await http.aclose()
-    latencies = [
-        (a.at_ns - a.data["meta"]["sentNs"]) / 1e6
-        for arrivals in results
-        for a in arrivals
-        if a.event == "node_stream" and "meta" in a.data
-    ]
+    latencies = [ms for arrivals in results for ms in c.stamped_latencies(arrivals)]
     checks = [c.check_run(r, count) for r in results]
     stats = c.summarize(latencies)
     return {
@@ -115,12 +110,12 @@ def figures(results: dict[int, dict[str, dict[str, Any]]]) -> list[dict[str, Any
                 f"scale.api{n}.burst_events_per_s",
                 f"{RUNS} runs x {BURST} events at once, {n} API process(es): events/s",
                 burst["events_per_s"],
-                "ev/s",
+                "tokens/s",
                 conditions=cond,
             ),
             f(
                 f"scale.api{n}.latency_p99_ms",
-                f"{RUNS} runs x {RATE} ev/s, {n} API process(es): p99 send → client arrival",
+                f"{RUNS} runs x {RATE} tokens/s, {n} API process(es): p99 send → client arrival",
                 paced["latency_p99_ms"],
                 "ms",
                 conditions={**cond, "offered_events_per_s": RUNS * RATE},

@@ -19,6 +19,7 @@ import json
 import math
 import os
 import platform
+import re
 import resource
 import subprocess
 import sys
@@ -144,6 +145,14 @@ def rss_bytes(pid: int) -> int:
     import psutil
 
     return int(psutil.Process(pid).memory_info().rss)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far."""
+    import psutil
+
+    times = psutil.Process(pid).cpu_times()
+    return float(times.user + times.system)
 
 
 # ---- processes ------------------------------------------------------------------------------
@@ -352,12 +361,35 @@ async def drive_bridge(client: Any, request: dict[str, Any], on_event: Any) -> A
 TERMINAL = frozenset({"workflow_complete", "workflow_error"})
 
 
+_TOKEN = re.compile(r"(?<!\S)t(\d+)(?:@(\d+))?(?!\S)")
+
+
+def token_marks(content: str) -> list[tuple[int, int | None]]:
+    """Every token of an answer delta (the bridge joins tokens): `t12` → (12, None); the fake
+    bridge's `t12@NS` → (12, NS), NS the monotonic ns when it was made."""
+    return [(int(n), int(ns) if ns else None) for n, ns in _TOKEN.findall(content)]
+
+
+def token_indices(content: str) -> list[int]:
+    """` t1 t2 t3` → [1, 2, 3]."""
+    return [n for n, _ in token_marks(content)]
+
+
 def token_index(content: str) -> int | None:
-    """`t12` or ` t12` (a `#tokens` piece) → 12."""
-    text = content.strip()
-    if text.startswith("t") and text[1:].isdigit():
-        return int(text[1:])
-    return None
+    """The first token of a delta: `t12` or ` t12` (a `#tokens` piece) → 12."""
+    found = token_indices(content)
+    return found[0] if found else None
+
+
+def stamped_latencies(arrivals: list[Arrival]) -> list[float]:
+    """Model → client ms of every `tN@NS` token (the fake bridge's), per token."""
+    out: list[float] = []
+    for item in arrivals:
+        if item.event == "node_stream" and item.data.get("kind") == "answer_delta":
+            for _n, sent in token_marks(str(item.data.get("content", ""))):
+                if sent is not None:
+                    out.append((item.at_ns - sent) / 1e6)
+    return out
 
 
 async def wait_for(condition: Any, timeout: float, what: str) -> None:
@@ -398,12 +430,11 @@ async def read_run(http: Any, run_id: str, last: int | None = None) -> list[Arri
 
 
 def token_arrivals(arrivals: list[Arrival]) -> dict[int, int]:
-    """{token index: arrival ns} of the run's answer deltas."""
+    """{token index: arrival ns} of the run's answer deltas (several tokens per delta)."""
     marks: dict[int, int] = {}
     for item in arrivals:
         if item.event == "node_stream" and item.data.get("kind") == "answer_delta":
-            index = token_index(str(item.data.get("content", "")))
-            if index is not None:
+            for index in token_indices(str(item.data.get("content", ""))):
                 marks.setdefault(index, item.at_ns)
     return marks
 
@@ -469,12 +500,13 @@ def check_run(arrivals: list[Arrival], tokens: int) -> dict[str, int]:
     """Lost and duplicated events (ids 1..last) and tokens (1..tokens) of one run's stream."""
     ids = [a.id for a in arrivals]
     pieces = [
-        token_index(str(a.data.get("content", "")))
+        index
         for a in arrivals
         if a.event == "node_stream" and a.data.get("kind") == "answer_delta"
+        for index in token_indices(str(a.data.get("content", "")))
     ]
     lost_ids, dup_ids = lost_and_duplicated(ids, max(ids, default=0))
-    lost_tokens, dup_tokens = lost_and_duplicated([p for p in pieces if p is not None], tokens)
+    lost_tokens, dup_tokens = lost_and_duplicated(pieces, tokens)
     ended = bool(arrivals) and arrivals[-1].event == "workflow_complete"
     return {
         "lost": lost_ids + lost_tokens + (0 if ended else 1),

@@ -1,8 +1,14 @@
 """A stand-in Hermes Bridge for load that one hermes process cannot produce: it speaks the
-bridge SSE protocol of docs/contracts.md and streams synthetic `answer_delta` events, each with
-`meta.sentNs` (monotonic ns when it was written), paced on an absolute schedule.
+bridge SSE protocol of docs/contracts.md and streams synthetic answer tokens, paced on an
+absolute schedule and coalesced by the bridge's own outbox (`agentchat.bridge.outbox`), as
+the real bridge sends them.
 
-The user message `#fake COUNT RATE` asks for COUNT deltas at RATE per second (0 = at once).
+Each token is ` tN@NS`: its number and the monotonic ns when it was made (the "model" send
+time), so a reader measures model → client per token from the text alone, however the tokens
+were joined into events and whichever API process streamed them.
+
+The user message `#fake COUNT RATE [WINDOW_MS]` asks for COUNT tokens at RATE per second (0 =
+at once), coalesced over WINDOW_MS (default: the bridge's, 15; 0 = one event per token).
 Run: python bench/fake_bridge.py PORT
 """
 
@@ -12,7 +18,6 @@ import asyncio
 import sys
 import time
 from collections.abc import AsyncIterator
-from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -20,49 +25,57 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
-from agentchat.events.sse import encode
+from agentchat.bridge.outbox import DEFAULT_WINDOW_S, Outbox
+from agentchat.events.contract import AnswerDelta, RunEnd
+from agentchat.events.sse import encode_event
+
+KEEPALIVE_S = 10.0
 
 
-def plan(message: str) -> tuple[int, float]:
+def plan(message: str) -> tuple[int, float, float]:
     for line in message.splitlines():
         parts = line.split()
-        if parts[:1] == ["#fake"] and len(parts) == 3:
-            return int(parts[1]), float(parts[2])
-    return 10, 0.0
+        if parts[:1] == ["#fake"] and len(parts) in (3, 4):
+            window = float(parts[3]) / 1000 if len(parts) == 4 else DEFAULT_WINDOW_S
+            return int(parts[1]), float(parts[2]), window
+    return 10, 0.0, DEFAULT_WINDOW_S
 
 
-def _event(name: str, data: dict[str, Any]) -> bytes:
-    return encode(name, data)
-
-
-async def _stream(count: int, rate: float) -> AsyncIterator[bytes]:
+async def _produce(outbox: Outbox, count: int, rate: float) -> None:
     start = time.monotonic()
     pieces = []
     for n in range(1, count + 1):
         if rate > 0:
             await asyncio.sleep(max(0.0, start + n / rate - time.monotonic()))
-        piece = f" t{n}"
+        piece = f" t{n}@{time.monotonic_ns()}"
         pieces.append(piece)
-        data = {"kind": "answer_delta", "content": piece, "meta": {"sentNs": time.monotonic_ns()}}
-        yield _event("node_stream", data)
+        outbox.put(AnswerDelta(content=piece))
         if rate <= 0 and n % 100 == 0:
             await asyncio.sleep(0)
     text = "".join(pieces)
-    end = {
-        "status": "success",
-        "finalText": text,
-        "error": None,
-        "usage": {},
-        "messages": [{"role": "assistant", "content": text}],
-        "compacted": False,
-    }
-    yield _event("run_end", end)
+    messages = [{"role": "assistant", "content": text}]
+    outbox.close(RunEnd(status="success", final_text=text, messages=messages))
+
+
+async def _stream(count: int, rate: float, window_s: float) -> AsyncIterator[bytes]:
+    outbox = Outbox(asyncio.get_running_loop(), window_s=window_s)
+    producer = asyncio.create_task(_produce(outbox, count, rate))
+    event_id = 0
+    try:
+        while (batch := await outbox.take(KEEPALIVE_S)) is not None:
+            frames = []
+            for event in batch:
+                event_id += 1
+                frames.append(encode_event(event, event_id))
+            yield b"".join(frames)
+    finally:
+        producer.cancel()
 
 
 async def run(request: Request) -> StreamingResponse:
     body = await request.json()
-    count, rate = plan(str(body.get("userMessage", "")))
-    return StreamingResponse(_stream(count, rate), media_type="text/event-stream")
+    count, rate, window_s = plan(str(body.get("userMessage", "")))
+    return StreamingResponse(_stream(count, rate, window_s), media_type="text/event-stream")
 
 
 async def ok(_request: Request) -> JSONResponse:

@@ -8,7 +8,8 @@ client that disconnects and resumes with Last-Event-ID, a stop, a clarify answer
 failure; now and then the bridge is killed and restarted on the same port. At the end it waits
 for every run to settle and counts: outcomes, events lost or duplicated on any stream, runs
 stuck RUNNING (must be 0), unexpected server errors. Exit status 1 when anything was lost.
-Not part of `make test`.
+With `--api-restart-every-s N` it soaks API restarts instead (bench/soak_restarts.py): answers
+stored shorter than a client saw and runs left RUNNING, both must be 0. Not part of `make test`.
 """
 
 from __future__ import annotations
@@ -252,7 +253,17 @@ def main() -> int:
     parser.add_argument("--time-limit", type=float, default=600.0, help="seconds of new runs")
     parser.add_argument("--bridge-kill-every-s", type=float, default=30.0, help="0: never")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--api-restart-every-s",
+        type=float,
+        default=0.0,
+        help="> 0: the API-restart soak instead (SIGTERM, SIGKILL in turn: bench/soak_restarts.py)",
+    )
     args = parser.parse_args()
+    if args.api_restart_every_s > 0:
+        from bench.soak_restarts import main as restart_soak
+
+        return restart_soak(args)
 
     root = Path(tempfile.mkdtemp(prefix="agentchat-soak-"))
     db = Database(fresh_database_url("sqlite", root, tag="soak"))

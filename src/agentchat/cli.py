@@ -123,7 +123,14 @@ def serve(
     if workers > 1:
         _serve_workers(settings, settings.host, settings.port, workers)
         return
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_level="info",
+        # On SIGTERM open streams get the runs' grace, then are cut and the runs stored.
+        timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
+    )
 
 
 def _serve_workers(settings: object, host: str, port: int, workers: int) -> None:
@@ -155,6 +162,7 @@ def _serve_workers(settings: object, host: str, port: int, workers: int) -> None
             host=host,
             port=port,
             log_level="info",
+            timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
         )
     finally:
         stack.stop()

@@ -54,11 +54,13 @@ def _bus(settings: Settings) -> EventBus:
     return make_bus(None)
 
 
-def _loops(runs: RunService, owners: RunOwners) -> list[Periodic]:
-    """The owner heartbeat and the orphan sweeper (at once, then every few seconds)."""
-    beat = Periodic(owners.heartbeat, HEARTBEAT_S, "run-owner-heartbeat")
-    sweep = Periodic(runs.sweep_orphans, SWEEP_S, "run-orphan-sweeper", at_once=True)
-    return [beat, sweep]
+def _loops(runs: RunService, owners: RunOwners | None) -> list[Periodic]:
+    """The sweeper (ends whose write failed, orphans; at once, then every few seconds) and,
+    with several processes, the owner heartbeat."""
+    sweep = Periodic(runs.settle, SWEEP_S, "run-sweeper", at_once=owners is not None)
+    if owners is None:
+        return [sweep]
+    return [Periodic(owners.heartbeat, HEARTBEAT_S, "run-owner-heartbeat"), sweep]
 
 
 @asynccontextmanager
@@ -76,7 +78,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             else None
         )
         runs = RunService(database, bus, bridges, LogWriter(database), settings, owners)
-        loops = _loops(runs, owners) if owners is not None else []
+        loops = _loops(runs, owners)
         failed = await runs.recover() if owners is None else []
         if failed:
             log.warning("marked %d interrupted answers as failed", len(failed))
@@ -86,7 +88,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
         for loop in loops:  # owner keys outlive the heartbeat by their TTL: enough to finish
             await loop.close()
-        await runs.shutdown()
+        await runs.shutdown(settings.shutdown_grace_s)
         if owners is not None:
             await owners.aclose()
         await bus.close()

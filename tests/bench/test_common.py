@@ -12,8 +12,11 @@ from bench.common import (
     lost_and_duplicated,
     percentile,
     rate_and_latency,
+    stamped_latencies,
     summarize,
+    token_arrivals,
     token_index,
+    token_marks,
 )
 
 
@@ -50,6 +53,18 @@ def test_token_index_reads_tokens_pieces_only() -> None:
     assert token_index(" t12") == 12
     assert token_index("hello") is None
     assert token_index("t") is None
+
+
+def test_coalesced_deltas_count_every_token_and_its_stamp() -> None:
+    assert token_marks(" t1 t2@5000000 t3") == [(1, None), (2, 5_000_000), (3, None)]
+    assert token_marks("at1 t2x") == []
+    joined = Arrival(
+        1, "node_stream", {"kind": "answer_delta", "content": " t1@1000 t2@2000"}, 9000
+    )
+    assert stamped_latencies([joined]) == [0.008, 0.007]
+    assert token_arrivals([joined]) == {1: 9000, 2: 9000}
+    end = Arrival(2, "workflow_complete", {}, 9500)
+    assert check_run([joined, end], 2) == {"lost": 0, "duplicated": 0}
 
 
 def _delta(n: int, token: int) -> Arrival:

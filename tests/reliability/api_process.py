@@ -33,7 +33,12 @@ class ApiProcess:
                 self.kill()
 
 
-def start_api(data_dir: Path, bridge: BridgeProcess, port: int | None = None) -> ApiProcess:
+def start_api(
+    data_dir: Path,
+    bridge: BridgeProcess,
+    port: int | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> ApiProcess:
     """Migrate the data dir's SQLite database and serve the API on it; healthy on return."""
     data_dir.mkdir(parents=True, exist_ok=True)
     upgrade(f"sqlite:///{(data_dir / 'agentchat.db').resolve()}")
@@ -43,6 +48,7 @@ def start_api(data_dir: Path, bridge: BridgeProcess, port: int | None = None) ->
         "PYTHONUNBUFFERED": "1",
         "AGENTCHAT_BRIDGE_SECRET": bridge.secret,
         "AGENTCHAT_RUN_RATE_PER_MINUTE": "0",
+        **(extra_env or {}),
     }
     command = [
         *(sys.executable, "-m", "agentchat.cli", "serve"),

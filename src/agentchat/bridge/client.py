@@ -17,7 +17,7 @@ from agentchat.events.contract import (
     WorkflowError,
     decode,
 )
-from agentchat.events.sse import aparse_lines
+from agentchat.events.sse import aparse_chunks
 
 BridgeResult = RunEnd  # the turn's end, as the bridge sent it
 
@@ -74,7 +74,7 @@ class BridgeClient:
                 if response.status_code >= 400:
                     await response.aread()
                     raise _http_error(response)
-                async for message in aparse_lines(response.aiter_lines()):
+                async for message in aparse_chunks(response.aiter_bytes()):
                     event = _decode(message.event, message.data)
                     if event is None:
                         continue

@@ -1,4 +1,4 @@
-"""Live runs: the per-run event queue, clarify gate and abort switch, looked up by runId."""
+"""Live runs: the per-run outbox of events, clarify gate and abort switch, looked up by runId."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 from agentchat.bridge.clarify import ClarifyGate
+from agentchat.bridge.outbox import Outbox
 from agentchat.core.errors import Conflict, NotFound
 from agentchat.events.contract import BridgeEvent, RunEnd
 
@@ -23,11 +24,14 @@ class RunHandle:
         session_id: str,
         loop: asyncio.AbstractEventLoop,
         clarify_timeout_s: float,
+        *,
+        answer_window_s: float = 0.015,
+        answer_max_chars: int = 400,
     ) -> None:
         self.run_id = run_id
         self.session_id = session_id
         self.clarify = ClarifyGate(clarify_timeout_s)
-        self.queue: asyncio.Queue[BridgeEvent | None] = asyncio.Queue()
+        self.outbox = Outbox(loop, window_s=answer_window_s, max_chars=answer_max_chars)
         self.finished = False
         self._loop = loop
         self._aborted = threading.Event()
@@ -39,17 +43,13 @@ class RunHandle:
         return self._aborted.is_set()
 
     def emit(self, event: BridgeEvent) -> None:
-        """Thread-safe: hand one event to the asyncio loop."""
-        try:
-            self._loop.call_soon_threadsafe(self.queue.put_nowait, event)
-        except RuntimeError:
-            log.debug("run %s: loop closed, event %s dropped", self.run_id, event.EVENT)
+        """Thread-safe: hand one event to the stream (answer deltas are coalesced)."""
+        self.outbox.put(event)
 
     def end(self, end: RunEnd) -> None:
         """Emit the terminal run_end and close the stream (called on the loop thread)."""
         self.finished = True
-        self.queue.put_nowait(end)
-        self.queue.put_nowait(None)
+        self.outbox.close(end)
 
     def attach(self, agent: Any) -> bool:
         """Bind the agent running this turn; False when the run was already aborted."""

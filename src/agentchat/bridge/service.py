@@ -63,7 +63,12 @@ class BridgeService:
             raise ServiceUnavailable("the bridge is still starting")
         loop = asyncio.get_running_loop()
         handle = RunHandle(
-            request.run_id, request.session_id, loop, self.settings.clarify_timeout_s
+            request.run_id,
+            request.session_id,
+            loop,
+            self.settings.clarify_timeout_s,
+            answer_window_s=self.settings.answer_window_ms / 1000,
+            answer_max_chars=self.settings.answer_max_chars,
         )
         self.runs.add(handle)
         future = self.executor.submit(runner.run, handle, request)
@@ -82,16 +87,15 @@ class BridgeService:
         """SSE bytes until run_end; a client that goes away stops the turn."""
         event_id = 0
         try:
-            while True:
-                try:
-                    item = await asyncio.wait_for(handle.queue.get(), self.settings.keepalive_s)
-                except TimeoutError:
+            while (batch := await handle.outbox.take(self.settings.keepalive_s)) is not None:
+                if not batch:
                     yield KEEPALIVE
                     continue
-                if item is None:
-                    return
-                event_id += 1
-                yield encode_event(item, event_id)
+                frames = []
+                for event in batch:  # one write for what gathered meanwhile
+                    event_id += 1
+                    frames.append(encode_event(event, event_id))
+                yield b"".join(frames)
         finally:
             if not handle.finished:
                 log.info("run %s: client went away, stopping the turn", handle.run_id)

@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import BigInteger, DateTime, Integer, MetaData, Text, create_engine, event, make_url
+from sqlalchemy import (
+    BigInteger,
+    DateTime,
+    Integer,
+    MetaData,
+    Text,
+    create_engine,
+    event,
+    make_url,
+    text,
+)
 from sqlalchemy.dialects import mysql
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
+from agentchat.core.db_file import SqliteFileGuard
+from agentchat.core.errors import DatabaseUnavailable
 from agentchat.core.private_files import private_file
 
 # BIGINT ids that still autoincrement on SQLite (which only does so for INTEGER PRIMARY KEY).
@@ -68,6 +82,10 @@ class SqliteWriteLock:
             self.end(conn)
             raise
 
+    def held(self) -> bool:
+        """Whether some transaction of this process holds the write slot now."""
+        return self._lock.locked()
+
     def end(self, conn: Any, *_: Any) -> None:
         if conn.info.pop(self.HELD, False):
             self._lock.release()
@@ -86,6 +104,15 @@ class SqliteWriteLock:
         self.end(record)
 
 
+_WRITE_LOCKS: weakref.WeakKeyDictionary[Engine, SqliteWriteLock] = weakref.WeakKeyDictionary()
+
+
+def write_slot_held(engine: Engine) -> bool:
+    """Whether a write transaction holds the SQLite write slot (never, on other databases)."""
+    lock = _WRITE_LOCKS.get(engine)
+    return lock is not None and lock.held()
+
+
 def _mysql_recursion(dbapi_conn: Any, _record: Any) -> None:
     """Deep branches: MariaDB stops recursive CTEs at 1,000 levels unless told otherwise."""
     cur = dbapi_conn.cursor()
@@ -100,13 +127,18 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine with the per-dialect settings the app relies on."""
     if url.startswith("sqlite"):
         path = make_url(url).database  # None for "sqlite://", the in-memory database
-        if path and path != ":memory:" and not path.startswith("file:"):
-            private_file(Path(path))  # chats, memory, encrypted keys: 0600
+        on_disk = path if path and path != ":memory:" and not path.startswith("file:") else None
+        if on_disk:
+            private_file(Path(on_disk))  # chats, memory, encrypted keys: 0600
         engine = create_engine(
             url, connect_args={"check_same_thread": False, "timeout": 10}, **kwargs
         )
         event.listen(engine, "connect", _sqlite_pragmas)
-        SqliteWriteLock().install(engine)
+        if on_disk:
+            SqliteFileGuard(on_disk).install(engine)  # before the write lock
+        lock = SqliteWriteLock()
+        lock.install(engine)
+        _WRITE_LOCKS[engine] = lock
         return engine
     if url.startswith("mysql") or url.startswith("mariadb"):
         kwargs.setdefault("pool_recycle", 3600)
@@ -145,6 +177,17 @@ class Database:
             raise
         finally:
             session.close()
+
+    def check(self) -> None:
+        """A trivial query through the engine (the SQLite file guard runs with it); raises
+        DatabaseUnavailable when the database cannot answer."""
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except DatabaseUnavailable:
+            raise
+        except (OperationalError, InterfaceError) as exc:
+            raise DatabaseUnavailable(f"the database does not answer: {exc.orig}") from exc
 
     def dispose(self) -> None:
         self.engine.dispose()

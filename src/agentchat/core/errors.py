@@ -55,3 +55,9 @@ class BadGateway(AppError):
 class ServiceUnavailable(AppError):
     status_code = 503
     code = "unavailable"
+
+
+class DatabaseUnavailable(ServiceUnavailable):
+    """The database cannot be read or written (file gone, disk full, read-only, down)."""
+
+    code = "database_unavailable"

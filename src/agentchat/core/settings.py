@@ -29,6 +29,9 @@ class Settings(BaseSettings):
     skills_dir: Path | None = None
     hermes_home: Path | None = None
     max_active_runs: int = 5
+    shutdown_grace_s: float = Field(
+        default=10.0, ge=0, description="On SIGTERM, how long runs in flight get to finish"
+    )
     auth_token: SecretStr | None = None
     secret_key: SecretStr | None = None
     insecure_public: bool = False

@@ -3,29 +3,38 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agentchat.events.contract import TERMINAL_EVENTS
-from agentchat.events.sse import encode
+from agentchat.events.sse import dump_json, frame
 
 
 @dataclass(frozen=True, slots=True)
 class RunEvent:
-    """One event of a run; `id` counts from 1 within the run."""
+    """One event of a run; `id` counts from 1 within the run.
+
+    `raw` is `data` as JSON, encoded once (by whoever has it already, or on first use) and
+    shared by every subscriber and stream that sends the event."""
 
     id: int
     event: str
     data: dict[str, Any]
+    raw: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_terminal(self) -> bool:
         return self.event in TERMINAL_EVENTS
 
+    def data_json(self) -> str:
+        if self.raw is None:
+            object.__setattr__(self, "raw", dump_json(self.data))
+        return self.raw  # type: ignore[return-value]
+
 
 def encode_sse(event: RunEvent) -> bytes:
     """`id: N`, `event: NAME`, one `data:` line, blank line."""
-    return encode(event.event, event.data, event.id)
+    return frame(event.event, event.data_json(), event.id)
 
 
 def encode_many(events: Iterable[RunEvent]) -> bytes:

@@ -48,7 +48,8 @@ def decode_entry(sid: StreamId, fields: dict[bytes, bytes]) -> RunEvent | None:
     if payload is None:
         return None
     event, _, data = payload.partition(b" ")
-    return RunEvent(sid[0], event.decode(), json.loads(data))
+    raw = data.decode()  # kept: the streams send it as it is
+    return RunEvent(sid[0], event.decode(), json.loads(raw), raw)
 
 
 # KEYS: state, stream. ARGV: retention ms, live ttl ms, then (payload, terminal 0|1)*.

@@ -116,6 +116,33 @@ async def aparse_lines(lines: AsyncIterable[str]) -> AsyncIterator[SseMessage]:
         yield last
 
 
+async def aparse_chunks(chunks: AsyncIterable[bytes]) -> AsyncIterator[SseMessage]:
+    """`aparse_lines` from raw body chunks: whole frames are cut at their blank line in one
+    step, not line by line through an async generator each (the bridge client's hot path)."""
+    parser = SseParser()
+    buffer = b""
+    async for chunk in chunks:
+        buffer += chunk
+        if b"\r" in buffer:  # CRLF or CR line ends; a CR at the end may be half of a CRLF
+            held = buffer.endswith(b"\r")
+            buffer = buffer[:-1] if held else buffer
+            buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            if held:
+                buffer += b"\r"
+        *frames, buffer = buffer.split(b"\n\n")
+        for raw in frames:
+            for line in raw.decode().split("\n"):
+                parser.feed(line)
+            message = parser.flush()
+            if message is not None:
+                yield message
+    for line in buffer.decode().replace("\r", "").split("\n"):
+        parser.feed(line)
+    last = parser.flush()
+    if last is not None:
+        yield last
+
+
 def parse_text(text: str | bytes) -> list[SseMessage]:
     """Every message of a whole SSE body."""
     body = text.decode() if isinstance(text, bytes) else text

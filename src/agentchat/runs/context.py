@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import uuid
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from agentchat.events.contract import PageEvent
 from agentchat.events.model import RunEvent
 from agentchat.models.wire import wire_secrets
 from agentchat.runs import store
+from agentchat.runs.final_write import FinalWrites, Unsaved
 from agentchat.runs.log_writer import LogWriter
 from agentchat.runs.owners import RunOwners
 from agentchat.runs.ports import Bridge, Bridges
@@ -45,10 +47,10 @@ class ActiveRun:
     def run_id(self) -> str:
         return self.plan.run_id
 
-    @property
+    @functools.cached_property
     def secrets(self) -> tuple[str, ...]:
         """The API keys of the model and its fallback: scrubbed from anything the run
-        publishes or stores."""
+        publishes or stores (read once: the publisher asks per event)."""
         return wire_secrets(self.request.get("model", {}))
 
 
@@ -65,6 +67,17 @@ class RunContext:
     settings: Settings
     owners: RunOwners | None = None
     active: dict[str, ActiveRun] = field(default_factory=dict)
+    # ids whose RUNNING row may exist before `active` has them (the sweeper leaves them be)
+    claimed: set[str] = field(default_factory=set)
+    final_writes: FinalWrites = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.final_writes = FinalWrites(self._write_end)
+
+    async def _write_end(self, end: Unsaved) -> None:
+        await self.in_thread(
+            lambda db: store.finish_message(db, end.message_id, end.outcome, end.summary_message_id)
+        )
 
     async def in_thread(self, work: Callable[[Session], T]) -> T:
         """`work` in one short transaction on a worker thread (never a session across an
@@ -82,6 +95,7 @@ class RunContext:
 
     async def release(self, run_id: str) -> None:
         """Drop this process's owner key of a run (multi-process mode)."""
+        self.claimed.discard(run_id)
         if self.owners is not None:
             try:
                 await self.owners.release(run_id)

@@ -37,7 +37,7 @@ class RunControl:
         run = self.ctx.active.get(run_id)
         if run is None:
             message = await self.ctx.in_thread(lambda db: store.message_for_run(db, run_id))
-            if message.status != "RUNNING":
+            if message.status != "RUNNING" or run_id in self.ctx.final_writes:
                 raise Conflict(f"run {run_id} has already ended", code="run_finished")
             await self._abort_elsewhere(run_id, message.session_id)
             await self._wait_for_end(run_id, self.stop_grace_s)

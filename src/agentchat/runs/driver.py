@@ -11,10 +11,12 @@ from agentchat.bridge.client import BridgeUnavailable
 from agentchat.events.contract import RunEnd
 from agentchat.runs import outcomes, store
 from agentchat.runs.context import ActiveRun, RunContext
+from agentchat.runs.final_write import Unsaved
 from agentchat.runs.ports import Bridge
 from agentchat.runs.publisher import RunPublisher
 
 log = logging.getLogger(__name__)
+INTERRUPTED_ERROR = "The server was shut down during this answer; the text so far is kept."
 
 
 class RunDriver:
@@ -31,9 +33,7 @@ class RunDriver:
             if run.stop_requested:
                 await self._finish(run, outcomes.stopped(run))
             else:
-                await self._finish(
-                    run, outcomes.failure(run, "The server stopped during this answer.")
-                )
+                await self._finish(run, outcomes.failure(run, INTERRUPTED_ERROR))
             raise
         except Exception as exc:
             log.exception("run %s failed", run.run_id)
@@ -74,13 +74,8 @@ class RunDriver:
         outcome = outcomes.storable(run, outcome)
         try:
             await self.ctx.log_writer.flush()
-            await self.ctx.in_thread(
-                lambda db: store.finish_message(
-                    db, plan.message_id, outcome, run.summary_message_id
-                )
-            )
-        except Exception:
-            log.exception("could not save the end of run %s", plan.run_id)
+            end = Unsaved(plan.message_id, outcome, run.summary_message_id)
+            await self.ctx.final_writes.save(plan.run_id, end)  # kept for the sweeper if not
         finally:
             self.ctx.active.pop(plan.run_id, None)
             try:

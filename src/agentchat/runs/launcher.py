@@ -9,6 +9,8 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
+import anyio
+
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.planning import RunPlanner
@@ -25,11 +27,14 @@ class Launcher:
         self._start_lock = asyncio.Lock()
 
     async def start(self, session_id: int, body: RunStart) -> RunStarted:
+        if body.skill_folder:  # a skill chosen now: checked before any database lock is taken
+            await anyio.to_thread.run_sync(self.planner.system_prompt, body.skill_folder)
         run_id = await self._claim()
         async with self._start_lock, self._unclaim_on_error(run_id):
             run = await self.ctx.in_thread(
                 lambda db: self.planner.create(db, session_id, body, None, run_id)
             )
+        await self._load_skill(run)
         await self._launch(run)
         plan = run.plan
         return RunStarted(
@@ -42,12 +47,19 @@ class Launcher:
             run = await self.ctx.in_thread(
                 lambda db: self.planner.create_regenerate(db, message_id, run_id)
             )
+        await self._load_skill(run)
         await self._launch(run)
         return Regenerated(run_id=run.run_id, new_message_id=run.plan.message_id)
+
+    async def _load_skill(self, run: ActiveRun) -> None:
+        folder = run.plan.skill_folder
+        prompt = await anyio.to_thread.run_sync(self.planner.system_prompt, folder, False)
+        run.request["systemPrompt"] = prompt
 
     async def _claim(self) -> str:
         """A new run id, owned by this process before its RUNNING row exists."""
         run_id = uuid.uuid4().hex
+        self.ctx.claimed.add(run_id)
         if self.ctx.owners is not None:
             await self.ctx.owners.claim(run_id)
         return run_id
@@ -70,4 +82,5 @@ class Launcher:
             await self.ctx.release(plan.run_id)
             raise
         self.ctx.active[plan.run_id] = run
+        self.ctx.claimed.discard(plan.run_id)
         run.task = asyncio.create_task(self._drive(run), name=f"run-{plan.run_id}")

@@ -1,7 +1,8 @@
 """Batched writer of chat_message_log rows: 50 rows or 200 ms, whichever comes first.
 
 One writer per process, so SQLite sees one writer and every flush is one short transaction
-with a single executemany INSERT.
+with a single executemany INSERT. The same transaction checkpoints the text of the answers
+being streamed (`checkpoint`), so a crash keeps what the page had shown, a batch behind.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import logging
 from typing import Any
 
 import anyio
-from sqlalchemy import insert
+from sqlalchemy import bindparam, insert, update
 
-from agentchat.chat.tables import ChatMessageLog
+from agentchat.chat.tables import ChatMessage, ChatMessageLog
 from agentchat.core.clock import utcnow
 from agentchat.core.database import Database
 from agentchat.events.contract import NodeEvent
@@ -29,6 +30,7 @@ class LogWriter:
         self._max_rows = max_rows
         self._max_delay = max_delay
         self._pending: list[dict[str, Any]] = []
+        self._answers: dict[int, list[str]] = {}  # message id -> the run's answer parts
         self._wake = asyncio.Event()
         self._appended = 0
         self._written = 0
@@ -37,10 +39,18 @@ class LogWriter:
         self.rows_written = 0
         self.batches_written = 0
         self._insert = insert(ChatMessageLog)
+        self._checkpoint = (
+            update(ChatMessage)
+            .where(ChatMessage.id == bindparam("mid"), ChatMessage.status == "RUNNING")
+            .values(content=bindparam("text"))
+        )
 
-    def append(self, message_id: int, seq: int, event: NodeEvent) -> None:
-        """Queue one log line of a run (a node event other than an answer delta)."""
-        meta = event.wire().get("meta")
+    def append(
+        self, message_id: int, seq: int, event: NodeEvent, body: dict[str, Any] | None = None
+    ) -> None:
+        """Queue one log line of a run (a node event other than an answer delta); `body` is
+        the event's `wire()` when the caller has it already (it is not dumped twice)."""
+        meta = (event.wire() if body is None else body).get("meta")
         self._pending.append(
             {
                 "message_id": message_id,
@@ -53,8 +63,19 @@ class LogWriter:
             }
         )
         self._appended += 1
-        if len(self._pending) >= self._max_rows:
-            self._wake.set()
+        self._poke(full=len(self._pending) >= self._max_rows)
+
+    def checkpoint(self, message_id: int, parts: list[str]) -> None:
+        """Store the answer's text so far (the parts joined) with the next batch, while the
+        answer is RUNNING; the list is read at write time, so one call per run is enough."""
+        if message_id not in self._answers:
+            self._appended += 1
+        self._answers[message_id] = parts
+        self._poke(full=False)
+
+    def _poke(self, full: bool) -> None:
+        if full or len(self._pending) + len(self._answers) == 1:
+            self._wake.set()  # the writer may be idle: start the batch's delay now
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._run())
 
@@ -76,28 +97,33 @@ class LogWriter:
 
     async def _run(self) -> None:
         while True:
-            if not self._pending:
+            if not self._pending and not self._answers:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout=5.0)
-                if not self._pending:
+                if not self._pending and not self._answers:
                     continue
             if len(self._pending) < self._max_rows:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout=self._max_delay)
             batch, self._pending = self._pending, []
+            answers = [{"mid": m, "text": "".join(p)} for m, p in self._answers.items()]
+            self._answers = {}
             try:
-                await anyio.to_thread.run_sync(self._write, batch)
+                await anyio.to_thread.run_sync(self._write, batch, answers)
             except Exception:
                 log.exception("could not write %d log rows", len(batch))
-            self._written += len(batch)
+            self._written += len(batch) + len(answers)
             async with self._progress:
                 self._progress.notify_all()
 
-    def _write(self, batch: list[dict[str, Any]]) -> None:
+    def _write(self, batch: list[dict[str, Any]], answers: list[dict[str, Any]]) -> None:
         # SQLAlchemy Core, not an ORM session: one executemany in one short transaction.
         with self._database.engine.begin() as conn:
-            conn.execute(self._insert, batch)
+            if batch:
+                conn.execute(self._insert, batch)
+            if answers:
+                conn.execute(self._checkpoint, answers)
         self.rows_written += len(batch)
         self.batches_written += 1

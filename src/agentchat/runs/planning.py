@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
 from agentchat.chat.sessions import get_session
-from agentchat.core.errors import Conflict
+from agentchat.core.errors import AppError, Conflict
 from agentchat.core.settings import Settings
 from agentchat.models.service import ResolvedModel, resolve_model
 from agentchat.models.wire import bridge_model
@@ -48,7 +48,6 @@ class RunPlanner:
         strict = body.model_id is not None and assistant_sibling_of is None  # a modelId sent
         model = resolve_model(db, body.model_id or chat.model_id, self.settings, strict=strict)
         skill_folder = body.skill_folder if body.skill_folder is not None else chat.skill_folder
-        prompt = skill_prompt(self.skills.get(skill_folder).name) if skill_folder else None
         fields = {"model_id": model.id, "skill_folder": skill_folder or None}
         if body.model_id is not None:
             chat.model_id = body.model_id
@@ -79,7 +78,9 @@ class RunPlanner:
             model_id=model.id,
             skill_folder=skill_folder or None,
         )
-        request = self.bridge_request(plan, model, prompt, body.max_iterations)
+        # The skill's prompt is read from its files after the transaction (`system_prompt`):
+        # no file I/O while the run's rows hold a database lock.
+        request = self.bridge_request(plan, model, None, body.max_iterations)
         return ActiveRun(plan=plan, request=request)
 
     def create_regenerate(self, db: Session, message_id: int, run_id: str) -> ActiveRun:
@@ -94,6 +95,19 @@ class RunPlanner:
             raise Conflict(f"message {message_id} does not answer a user message")
         body = RunStart(model_id=original.model_id, skill_folder=original.skill_folder)
         return self.create(db, original.session_id, body, message_id, run_id)
+
+    def system_prompt(self, skill_folder: str | None, strict: bool = True) -> str | None:
+        """The prompt of the chosen skill, read from its files (never under a database lock).
+        `strict`: an unknown or unreadable skill is an error (a skill chosen now), else it is
+        left out (a skill stored with the chat or the answer that has since been removed)."""
+        if not skill_folder:
+            return None
+        try:
+            return skill_prompt(self.skills.get(skill_folder).name)
+        except AppError:
+            if strict:
+                raise
+            return None
 
     def bridge_request(
         self,

@@ -38,13 +38,14 @@ class RunPublisher:
             return
         if isinstance(event, AnswerDelta):
             run.answer.append(event.content)
+            self.ctx.log_writer.checkpoint(run.plan.message_id, run.answer)
         else:
-            self.ctx.log_writer.append(run.plan.message_id, run.seq, event)
+            self.ctx.log_writer.append(run.plan.message_id, run.seq, event, body)
             run.seq += 1
             if isinstance(event, ClarifyRequest):
                 await self._record_clarify(run, event.meta)
         # what `event.for_run(run_id).wire()` gives, without copying the model per token
-        body.update(runId=run.run_id, nodeId=NODE_ID)
+        body.update(runId=run.run_id, nodeId=NODE_ID)  # the log writer took its fields already
         await self.ctx.bus.publish(run.run_id, event.EVENT, body)
 
     async def publish_end(self, run: ActiveRun, outcome: RunOutcome) -> None:

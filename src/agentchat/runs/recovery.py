@@ -24,18 +24,28 @@ class Recovery:
         start-up every RUNNING answer is an orphan)."""
         return await self.ctx.in_thread(lambda db: store.fail_stale_runs(db))
 
+    async def settle(self) -> None:
+        """The sweeper's round: ends whose write failed are written again, then orphans go."""
+        await self.ctx.final_writes.settle()
+        await self.sweep_orphans()
+
     async def sweep_orphans(self, only: list[str] | None = None) -> list[str]:
-        """Several processes: RUNNING answers whose owner key is gone (their process died)
-        become FAILED, and their streams end with a `workflow_error`."""
-        owners = self.ctx.owners
-        if owners is None:
-            return []
-        running = await self.ctx.in_thread(store.running_runs)
-        active = self.ctx.active
-        suspects = [r for r in running if r not in active and (only is None or r in only)]
+        """RUNNING answers nobody drives become FAILED (their checkpointed text kept), and
+        their streams end with a `workflow_error`. One process: those it does not drive;
+        several processes: those whose owner key is gone (their process died)."""
+        ctx = self.ctx
+        running = await ctx.in_thread(store.running_runs)
+        suspects = [
+            r
+            for r in running
+            if r not in ctx.active
+            and r not in ctx.claimed
+            and r not in ctx.final_writes
+            and (only is None or r in only)
+        ]
         if not suspects:
             return []
-        alive = await owners.alive(suspects)
+        alive = await ctx.owners.alive(suspects) if ctx.owners is not None else set()
         orphans = [r for r in suspects if r not in alive]
         if not orphans:
             return []
@@ -50,9 +60,13 @@ class Recovery:
         with contextlib.suppress(UnknownRun, RunFinished):
             await self.ctx.publish(run_id, end_of_orphan(run_id, message_id))
 
-    async def shutdown(self) -> None:
-        """Cancel the runs this process drives (each stores its end) and flush the logs."""
+    async def shutdown(self, grace_s: float = 0.0) -> None:
+        """Runs in flight get `grace_s` to finish; the rest are cancelled (each stores its
+        end, with its text, as interrupted) and the logs flushed."""
         tasks = [r.task for r in self.ctx.active.values() if r.task is not None]
+        if tasks and grace_s > 0:
+            log.info("waiting up to %.0f s for %d runs to finish", grace_s, len(tasks))
+            await asyncio.wait(tasks, timeout=grace_s)
         for task in tasks:
             task.cancel()
         for task in tasks:

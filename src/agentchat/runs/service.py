@@ -96,5 +96,8 @@ class RunService:
     async def sweep_orphans(self, only: list[str] | None = None) -> list[str]:
         return await self.recovery.sweep_orphans(only)
 
-    async def shutdown(self) -> None:
-        await self.recovery.shutdown()
+    async def settle(self) -> None:
+        await self.recovery.settle()
+
+    async def shutdown(self, grace_s: float = 0.0) -> None:
+        await self.recovery.shutdown(grace_s)

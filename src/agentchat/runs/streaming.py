@@ -32,7 +32,7 @@ def encode_single(_run_id: str, event: RunEvent) -> bytes:
 
 
 def encode_tagged(run_id: str, event: RunEvent) -> bytes:
-    return sse.encode(event.event, event.data, f"{run_id}:{event.id}")
+    return sse.frame(event.event, event.data_json(), f"{run_id}:{event.id}")
 
 
 def sse_message(event: str, data: dict[str, Any]) -> bytes:
@@ -85,8 +85,9 @@ async def _body(
                 if gather.open_runs <= 0:
                     return
                 gather.wake.clear()
-                try:
-                    await asyncio.wait_for(gather.wake.wait(), timeout=PING_S)
+                try:  # asyncio.timeout, not wait_for: no task per wait
+                    async with asyncio.timeout(PING_S):
+                        await gather.wake.wait()
                 except TimeoutError:
                     yield sse.comment("ping")
                     continue

@@ -1,5 +1,5 @@
-"""The API's error handlers: the shared ones, values the database cannot hold, and 500s that
-carry the security headers."""
+"""The API's error handlers: the shared ones, values the database cannot hold, a database that
+cannot be used (503), and 500s that carry the security headers."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import logging
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import DataError
+from sqlalchemy.exc import DataError, OperationalError
 
 from agentchat.core.error_handlers import install_error_handlers, unexpected_error
 from agentchat.web.headers import with_security_headers
@@ -25,6 +25,14 @@ def install_api_error_handlers(app: FastAPI) -> None:
         log.info("value out of range for the database: %s", exc)
         message = "a number or value in the request is out of range"
         return JSONResponse({"error": {"code": "invalid", "message": message}}, status_code=422)
+
+    @app.exception_handler(OperationalError)
+    async def _unavailable(_: Request, exc: OperationalError) -> JSONResponse:
+        # Disk full, read-only file, I/O error, server gone: the request was fine.
+        log.error("database error: %s", exc.orig)
+        message = f"the database cannot be used right now: {exc.orig}"
+        body = {"error": {"code": "database_unavailable", "message": message}}
+        return JSONResponse(body, status_code=503)
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

@@ -1,9 +1,9 @@
-"""GET /api/health: the API is up and its database answers."""
+"""GET /api/health: the API is up and its database answers (503 `database_unavailable` when
+the database file is gone or replaced, or the database does not answer)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
-from sqlalchemy import text
 
 from agentchat.core.deps import DatabaseDep
 
@@ -12,6 +12,5 @@ router = APIRouter(tags=["health"])
 
 @router.get("/api/health", operation_id="health")
 def health(database: DatabaseDep) -> dict[str, object]:
-    with database.session() as session:
-        session.execute(text("SELECT 1"))
+    database.check()
     return {"status": "ok", "database": database.dialect}

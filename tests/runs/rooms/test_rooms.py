@@ -11,10 +11,12 @@ from fastapi import FastAPI
 
 from agentchat.bridge.client import BridgeUnavailable
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, WorkflowPause
+from agentchat.core.database import write_slot_held
 from agentchat.core.errors import BadGateway, Conflict
 from agentchat.events.contract import RunEnd, ToolCallMeta, ToolResultMeta
 from agentchat.events.memory import MemoryEventBus
 from agentchat.runs import store
+from agentchat.runs.driver import INTERRUPTED_ERROR
 from agentchat.runs.schemas import RunStart
 from tests.runs.rooms.conftest import WAIT_S, Rooms
 from tests.runs.rooms.fake_bridge import (
@@ -95,6 +97,33 @@ async def test_the_bridge_request_carries_the_question_and_the_model(rooms: Room
     assert request["userMessage"] == "what is 2+2?"
     assert request["history"] == []
     assert request["model"]["apiKey"] == "sk-secret1"
+
+
+async def test_skill_files_are_read_outside_the_database_write_slot(
+    rooms: Rooms, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 13, finding 6: a skill file that blocks on open froze every write, because the run
+    start read it while its transaction held SQLite's write slot."""
+    folder = rooms.service.ctx.settings.resolved_skills_dir / "notes"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: notes\ndescription: d\n---\nbody\n")
+    registry = rooms.service.launcher.planner.skills
+    held_while_reading: list[bool] = []
+    real_get = registry.get
+
+    def probe(name: str):  # type: ignore[no-untyped-def]
+        held_while_reading.append(write_slot_held(rooms.database.engine))
+        return real_get(name)
+
+    monkeypatch.setattr(registry, "get", probe)
+    started = await rooms.service.start(
+        rooms.session_id, RunStart(message="hi", skill_folder="notes")
+    )
+    await rooms.events(started.run_id)
+    regenerated = await rooms.service.regenerate(started.message_id)
+    await rooms.events(regenerated.run_id)
+    assert held_while_reading and not any(held_while_reading)
+    assert all('"notes"' in (r["systemPrompt"] or "") for r in rooms.bridge.requests)
 
 
 async def test_the_model_key_is_scrubbed_from_events_and_the_stored_answer(rooms: Rooms) -> None:
@@ -262,7 +291,7 @@ async def test_shutdown_stores_a_running_answer_as_failed(rooms: Rooms) -> None:
     message = _message(rooms, started.run_id)
     assert (message.status, message.content) == ("FAILED", "kept")
     events = await rooms.events(started.run_id)
-    assert events[-1].data["message"] == "The server stopped during this answer."
+    assert events[-1].data["message"] == INTERRUPTED_ERROR
 
 
 async def test_reset_gives_the_session_a_new_agent_session(rooms: Rooms) -> None:

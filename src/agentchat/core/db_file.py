@@ -1,0 +1,55 @@
+"""The SQLite file the engine writes is the one on disk: a deleted or replaced file is noticed.
+
+SQLite keeps writing into a file that was unlinked (its open handles still point at it), so
+without this check a deleted database answers 201 to writes nobody will ever read back.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+
+from agentchat.core.errors import DatabaseUnavailable
+
+
+class SqliteFileGuard:
+    """Records the file's identity (device, inode) at the first connection; every transaction
+    checks it is still the file at that path (one stat, a few microseconds)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._identity: tuple[int, int] | None = None
+        self._lock = threading.Lock()
+
+    def install(self, engine: Engine) -> None:
+        event.listen(engine, "connect", self._on_connect)
+        event.listen(engine, "begin", self._on_begin)
+
+    def check(self) -> None:
+        """Raise DatabaseUnavailable when the file is gone or is another file than ours."""
+        current = self._stat()
+        with self._lock:
+            expected = self._identity
+        if current is None:
+            raise DatabaseUnavailable(f"the database file {self.path} is missing")
+        if expected is not None and current != expected:
+            raise DatabaseUnavailable(f"the database file {self.path} was replaced")
+
+    def _stat(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    def _on_connect(self, _dbapi: Any, _record: Any) -> None:
+        with self._lock:
+            if self._identity is None:
+                self._identity = self._stat()
+
+    def _on_begin(self, _conn: Any) -> None:
+        self.check()
