@@ -33,7 +33,12 @@ REPEATS = 3  # token turns per side; the median is reported
 
 
 def _model(base_url: str) -> dict[str, Any]:
-    return {"baseUrl": base_url, "apiKey": "bench", "modelName": "scripted", "provider": "openai"}
+    return {
+        "baseUrl": base_url,
+        "apiKey": "bench",
+        "modelName": "scripted",
+        "provider": "openai-compatible",
+    }
 
 
 async def _timed_turn(client: Any, base_url: str, message: str, session: str) -> dict[str, float]:

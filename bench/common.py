@@ -482,7 +482,7 @@ def bridge_request(model_url: str, message: str, session: str, run_id: str) -> d
             "baseUrl": model_url,
             "apiKey": "",
             "modelName": "scripted",
-            "provider": "openai",
+            "provider": "openai-compatible",
         },
         "maxIterations": 5,
     }

@@ -54,7 +54,7 @@ def model(base_url: str, context_length: int = 131072) -> dict[str, Any]:
         "baseUrl": base_url,
         "apiKey": "test-key",
         "modelName": "scripted",
-        "provider": "openai",
+        "provider": "openai-compatible",
         "contextLength": context_length,
     }
 

@@ -18,7 +18,7 @@ SECRET = "sk-live-TOPSECRET-4242-abcd"
 def _body(**overrides: Any) -> dict[str, Any]:
     body = {
         "name": "Local vLLM",
-        "provider": "openai",
+        "provider": "openai-compatible",
         "baseUrl": "http://127.0.0.1:9000/v1/",
         "modelName": "qwen2.5:7b",
         "apiKey": SECRET,
@@ -49,6 +49,10 @@ async def test_create_returns_the_public_shape_without_the_key(client: httpx.Asy
         "baseUrl",
         "modelName",
         "contextLength",
+        "maxOutputTokens",
+        "temperature",
+        "reasoningEffort",
+        "fallbackModelId",
         "isDefault",
         "isBuiltin",
         "hasApiKey",
@@ -115,6 +119,9 @@ async def test_create_rejects_invalid_fields(
 
 async def test_create_rejects_missing_fields(client: httpx.AsyncClient) -> None:
     response = await client.post("/api/models", json={"name": "x"})
+    assert response.status_code == 422
+    assert "modelName" in response.json()["error"]["message"]
+    response = await client.post("/api/models", json={"name": "x", "modelName": "m"})
     assert response.status_code == 422
     assert "baseUrl" in response.json()["error"]["message"]
 
@@ -310,3 +317,75 @@ async def test_builtin_endpoint_cannot_be_edited_but_name_can(
     assert rejected.status_code == 409
     assert renamed.status_code == 200
     assert renamed.json()["name"] == "Demo 2"
+
+
+@pytest.mark.parametrize(
+    ("provider", "base_url"),
+    [
+        ("openai", "https://api.openai.com/v1"),
+        ("anthropic", "https://api.anthropic.com"),
+        ("openrouter", "https://openrouter.ai/api/v1"),
+        ("ollama", "http://127.0.0.1:11434/v1"),
+    ],
+)
+async def test_a_named_provider_without_a_base_url_gets_its_public_endpoint(
+    client: httpx.AsyncClient, provider: str, base_url: str
+) -> None:
+    body = {"name": provider, "provider": provider, "modelName": "m"}
+    response = await client.post("/api/models", json=body)
+    assert response.status_code == 201, response.text
+    assert response.json()["baseUrl"] == base_url
+
+
+async def test_request_options_round_trip_and_null_clears_them(
+    client: httpx.AsyncClient,
+) -> None:
+    options = {"maxOutputTokens": 2048, "temperature": 0.2, "reasoningEffort": "high"}
+    model = await _create(client, **options)
+    assert {k: model[k] for k in options} == options
+    response = await client.patch(
+        f"/api/models/{model['id']}", json={"temperature": None, "maxOutputTokens": 100}
+    )
+    assert response.status_code == 200, response.text
+    updated = response.json()
+    assert (updated["temperature"], updated["maxOutputTokens"]) == (None, 100)
+    assert updated["reasoningEffort"] == "high"
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"maxOutputTokens": 0},
+        {"temperature": 2.5},
+        {"reasoningEffort": "extreme"},
+        {"provider": "anthropic", "temperature": 0.5},
+        {"fallbackModelId": 999},
+    ],
+)
+async def test_invalid_request_options_are_refused(
+    client: httpx.AsyncClient, overrides: dict[str, Any]
+) -> None:
+    response = await client.post("/api/models", json=_body(**overrides))
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["code"] == "invalid"
+
+
+async def test_temperature_is_refused_when_a_model_becomes_anthropic(
+    client: httpx.AsyncClient,
+) -> None:
+    model = await _create(client, temperature=0.7)
+    response = await client.patch(f"/api/models/{model['id']}", json={"provider": "anthropic"})
+    assert response.status_code == 422
+    assert "temperature" in response.json()["error"]["message"]
+
+
+async def test_fallback_model_is_checked_and_cleared_when_deleted(
+    client: httpx.AsyncClient,
+) -> None:
+    backup = await _create(client, name="backup")
+    main = await _create(client, name="main", fallbackModelId=backup["id"])
+    assert main["fallbackModelId"] == backup["id"]
+    own = await client.patch(f"/api/models/{main['id']}", json={"fallbackModelId": main["id"]})
+    assert own.status_code == 422
+    assert (await client.delete(f"/api/models/{backup['id']}")).status_code == 204
+    assert (await client.get(f"/api/models/{main['id']}")).json()["fallbackModelId"] is None

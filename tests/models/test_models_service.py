@@ -42,7 +42,7 @@ def test_resolve_model_returns_the_requested_model_with_its_key(
     resolved = service.resolve_model(session, wanted.id, settings)
 
     assert (resolved.id, resolved.model_name, resolved.api_key) == (wanted.id, "b", "sk-b-key")
-    assert (resolved.provider, resolved.context_length) == ("openai", 100000)
+    assert (resolved.provider, resolved.context_length) == ("openai-compatible", 100000)
     assert resolved.base_url == "http://127.0.0.1:9/v1"
     assert "sk-b-key" not in repr(resolved)
 
@@ -98,6 +98,7 @@ def test_first_start_with_openai_key_registers_that_model(
 
     [model] = service.list_models(session)
     assert (model.base_url, model.model_name) == ("https://api.openai.com/v1", "gpt-4o-mini")
+    assert model.provider == "openai"
     assert model.is_default and not model.is_builtin
     assert service.resolve_model(session, None, settings).api_key == "sk-from-env-123456"
 
@@ -113,6 +114,7 @@ def test_first_start_honours_openai_base_url_and_model(
 
     [model] = service.list_models(session)
     assert (model.base_url, model.model_name) == ("http://127.0.0.1:11434/v1", "llama3.1:8b")
+    assert model.provider == "openai-compatible"
 
 
 def test_first_start_without_anything_registers_nothing(

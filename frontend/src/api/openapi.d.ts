@@ -732,6 +732,17 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * ContextWindow
+         * @description Tokens in the model's window after the latest turn, as hermes counts them (the prompt
+         *     of its last call), and the window's size.
+         */
+        ContextWindow: {
+            /** Tokens */
+            tokens: number;
+            /** Length */
+            length: number;
+        };
         /** EditResult */
         EditResult: {
             /** Newmessageid */
@@ -892,18 +903,21 @@ export interface components {
          * @enum {string}
          */
         MessageStatus: "SENT" | "RUNNING" | "SUCCESS" | "FAILED" | "STOPPED" | "SUMMARY" | "RESET";
-        /** ModelCreate */
+        /**
+         * ModelCreate
+         * @description baseUrl may be omitted for the named providers (their public endpoint is used).
+         */
         ModelCreate: {
             /** Name */
             name: string;
             /**
              * Provider
-             * @default openai
+             * @default openai-compatible
              * @enum {string}
              */
-            provider?: "openai" | "anthropic";
+            provider?: "openai-compatible" | "openai" | "anthropic" | "openrouter" | "ollama";
             /** Baseurl */
-            baseUrl: string;
+            baseUrl?: string | null;
             /** Modelname */
             modelName: string;
             /** Apikey */
@@ -913,6 +927,14 @@ export interface components {
              * @default 131072
              */
             contextLength?: number;
+            /** Maxoutputtokens */
+            maxOutputTokens?: number | null;
+            /** Temperature */
+            temperature?: number | null;
+            /** Reasoningeffort */
+            reasoningEffort?: ("none" | "minimal" | "low" | "medium" | "high" | "xhigh") | null;
+            /** Fallbackmodelid */
+            fallbackModelId?: number | null;
             /**
              * Isdefault
              * @default false
@@ -929,13 +951,21 @@ export interface components {
              * Provider
              * @enum {string}
              */
-            provider: "openai" | "anthropic";
+            provider: "openai-compatible" | "openai" | "anthropic" | "openrouter" | "ollama";
             /** Baseurl */
             baseUrl: string;
             /** Modelname */
             modelName: string;
             /** Contextlength */
             contextLength: number;
+            /** Maxoutputtokens */
+            maxOutputTokens: number | null;
+            /** Temperature */
+            temperature: number | null;
+            /** Reasoningeffort */
+            reasoningEffort: ("none" | "minimal" | "low" | "medium" | "high" | "xhigh") | null;
+            /** Fallbackmodelid */
+            fallbackModelId: number | null;
             /** Isdefault */
             isDefault: boolean;
             /** Isbuiltin */
@@ -958,13 +988,14 @@ export interface components {
         };
         /**
          * ModelUpdate
-         * @description Only the fields sent change. apiKey: omitted keeps the key, "" or null clears it.
+         * @description Only the fields sent change. apiKey: omitted keeps the key, "" or null clears it;
+         *     maxOutputTokens, temperature, reasoningEffort, fallbackModelId: null clears them.
          */
         ModelUpdate: {
             /** Name */
             name?: string | null;
             /** Provider */
-            provider?: ("openai" | "anthropic") | null;
+            provider?: ("openai-compatible" | "openai" | "anthropic" | "openrouter" | "ollama") | null;
             /** Baseurl */
             baseUrl?: string | null;
             /** Modelname */
@@ -973,6 +1004,14 @@ export interface components {
             apiKey?: string | null;
             /** Contextlength */
             contextLength?: number | null;
+            /** Maxoutputtokens */
+            maxOutputTokens?: number | null;
+            /** Temperature */
+            temperature?: number | null;
+            /** Reasoningeffort */
+            reasoningEffort?: ("none" | "minimal" | "low" | "medium" | "high" | "xhigh") | null;
+            /** Fallbackmodelid */
+            fallbackModelId?: number | null;
             /** Isdefault */
             isDefault?: boolean | null;
         };
@@ -1186,14 +1225,18 @@ export interface components {
             /** Activerunid */
             activeRunId: string | null;
         };
-        /** SessionStats */
+        /**
+         * SessionStats
+         * @description `usage`: the tokens every turn of the chat used (all branches, failed and stopped turns
+         *     too); `context`: the window after the latest turn of the active branch, null before one.
+         */
         SessionStats: {
             /** Messages */
             messages: number;
             /** Activebranchmessages */
             activeBranchMessages: number;
-            /** Estimatedtokens */
-            estimatedTokens: number;
+            usage: components["schemas"]["UsageTotals"];
+            context: components["schemas"]["ContextWindow"] | null;
             /** Compressions */
             compressions: number;
             /** Lastcompressionat */
@@ -1468,6 +1511,62 @@ export interface components {
             isError?: boolean | null;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * UsageTotals
+         * @description Sums over the turns that reported usage; `turns` is how many did.
+         */
+        UsageTotals: {
+            /**
+             * Turns
+             * @default 0
+             */
+            turns: number;
+            /**
+             * Prompttokens
+             * @default 0
+             */
+            promptTokens: number;
+            /**
+             * Completiontokens
+             * @default 0
+             */
+            completionTokens: number;
+            /**
+             * Reasoningtokens
+             * @default 0
+             */
+            reasoningTokens: number;
+            /**
+             * Totaltokens
+             * @default 0
+             */
+            totalTokens: number;
+            /**
+             * Cachereadtokens
+             * @default 0
+             */
+            cacheReadTokens: number;
+            /**
+             * Cachewritetokens
+             * @default 0
+             */
+            cacheWriteTokens: number;
+            /**
+             * Summaryprompttokens
+             * @default 0
+             */
+            summaryPromptTokens: number;
+            /**
+             * Summarycompletiontokens
+             * @default 0
+             */
+            summaryCompletionTokens: number;
+            /**
+             * Apicalls
+             * @default 0
+             */
+            apiCalls: number;
         };
         /** ValidationError */
         ValidationError: {

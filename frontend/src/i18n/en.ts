@@ -35,9 +35,19 @@ export default {
     title: 'Memory', longTerm: 'Long-term memory', scope: 'The agent’s memory, shared by all chats: a change reaches every chat from its next answer.', memoryFile: 'Agent notes (MEMORY.md)', userFile: 'About you (USER.md)',
     save: 'Save', saved: 'Memory saved', shortTerm: 'Recent tools', recentHint: 'Tool calls of the recent answers, newest first', refresh: 'Refresh', noTools: 'No tool calls yet', toolError: 'error', noResult: 'no result', arguments: 'Arguments', result: 'Result', trimmed: 'Shortened; {chars} characters in all', history: 'Compression history', noHistory: 'No compaction yet', stats: 'Statistics',
     unavailable: 'Memory is not available: {message}', chars: '{chars} / {limit} characters',
-    statsLabels: { messages: 'Messages', activeBranchMessages: 'Messages on this branch', estimatedTokens: 'Estimated tokens', compressions: 'Compactions', lastCompressionAt: 'Last compaction', runs: 'Replies', toolCalls: 'Tool calls' }
+    statsLabels: { messages: 'Messages', activeBranchMessages: 'Messages on this branch', compressions: 'Compactions', lastCompressionAt: 'Last compaction', runs: 'Replies', toolCalls: 'Tool calls', context: 'Context window (after the latest answer)',
+      usage: { turns: 'Answers with usage', promptTokens: 'Prompt tokens', completionTokens: 'Completion tokens', reasoningTokens: 'Reasoning tokens', totalTokens: 'Total tokens', cacheReadTokens: 'Cache read tokens', cacheWriteTokens: 'Cache write tokens', summaryPromptTokens: 'Summariser prompt tokens', summaryCompletionTokens: 'Summariser completion tokens', apiCalls: 'Model calls' } }
+  },
+  usage: {
+    prompt: '{n} in', completion: '{n} out', reasoning: '{n} reasoning', summary: '{n} summariser', calls: '{n} calls',
+    hint: 'Tokens this answer used, as the provider reported them (every model call of the turn: tool rounds, retries, the compaction summariser)',
+    context: 'Context', contextHint: 'Tokens in the model\'s window after the latest answer, of its context length; hermes compacts older turns at about 75 %',
+    compactionNear: 'compaction near', total: 'Tokens used', window: 'Context window',
   },
   models: {
+    options: 'Options', maxOutputTokens: 'Max output tokens', temperature: 'Temperature', reasoningEffort: 'Reasoning effort',
+    thinking: 'Extended thinking (effort)', fallback: 'Fallback model', noFallback: 'none', providerDefault: 'provider default',
+    effort: { none: 'off', minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', xhigh: 'extra high' },
     title: 'Models', add: 'Add model', edit: 'Edit model', name: 'Name', provider: 'Provider', baseUrl: 'Base URL',
     modelName: 'Model name', contextLength: 'Context length', isDefault: 'Default', apiKey: 'API key',
     apiKeyKeep: 'Leave empty to keep the stored key', apiKeyCleared: 'The stored key will be removed: it never goes to another host. Enter the key for the new host.', apiKeySet: 'stored (…{last4})', apiKeyNone: 'none', builtin: 'built-in',

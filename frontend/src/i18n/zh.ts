@@ -35,9 +35,19 @@ export default {
     title: '记忆', longTerm: '长期记忆', scope: 'Agent 的记忆，所有对话共享：修改从每个对话的下一次回答起生效。', memoryFile: 'Agent 笔记（MEMORY.md）', userFile: '关于你（USER.md）',
     save: '保存', saved: '记忆已保存', shortTerm: '最近工具调用', recentHint: '最近几轮回答中的工具调用，最新的在前', refresh: '刷新', noTools: '还没有工具调用', toolError: '出错', noResult: '无结果', arguments: '参数', result: '结果', trimmed: '已截断；共 {chars} 个字符', history: '压缩历史', noHistory: '尚未压缩', stats: '会话统计',
     unavailable: '无法读取记忆：{message}', chars: '{chars} / {limit} 字符',
-    statsLabels: { messages: '消息数', activeBranchMessages: '当前分支消息数', estimatedTokens: '估算 Token 数', compressions: '压缩次数', lastCompressionAt: '最近压缩时间', runs: '回复次数', toolCalls: '工具调用次数' }
+    statsLabels: { messages: '消息数', activeBranchMessages: '当前分支消息数', compressions: '压缩次数', lastCompressionAt: '最近压缩时间', runs: '回复次数', toolCalls: '工具调用次数', context: '上下文窗口（最近回答后）',
+      usage: { turns: '有用量的回答', promptTokens: '输入 Token', completionTokens: '输出 Token', reasoningTokens: '推理 Token', totalTokens: '总 Token', cacheReadTokens: '缓存读取 Token', cacheWriteTokens: '缓存写入 Token', summaryPromptTokens: '摘要输入 Token', summaryCompletionTokens: '摘要输出 Token', apiCalls: '模型调用次数' } }
+  },
+  usage: {
+    prompt: '输入 {n}', completion: '输出 {n}', reasoning: '推理 {n}', summary: '摘要 {n}', calls: '{n} 次调用',
+    hint: '本回答使用的 token（按提供方报告；包含本轮所有模型调用：工具轮次、重试、上下文压缩摘要）',
+    context: '上下文', contextHint: '最近一次回答后模型窗口中的 token 数 / 上下文长度；约 75% 时 hermes 会压缩较早的对话',
+    compactionNear: '即将压缩', total: '已用 token', window: '上下文窗口',
   },
   models: {
+    options: '选项', maxOutputTokens: '最大输出 token', temperature: '温度', reasoningEffort: '推理强度',
+    thinking: '扩展思考（强度）', fallback: '备用模型', noFallback: '无', providerDefault: '提供方默认',
+    effort: { none: '关闭', minimal: '最低', low: '低', medium: '中', high: '高', xhigh: '极高' },
     title: '模型', add: '添加模型', edit: '编辑模型', name: '名称', provider: '提供方', baseUrl: 'Base URL',
     modelName: '模型名', contextLength: '上下文长度', isDefault: '默认', apiKey: 'API Key',
     apiKeyKeep: '留空则保留已存的 Key', apiKeyCleared: '已存的 Key 将被删除：它不会发往其他主机。请填写新主机的 Key。', apiKeySet: '已保存（…{last4}）', apiKeyNone: '无', builtin: '内置',

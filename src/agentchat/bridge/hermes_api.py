@@ -7,19 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentchat.bridge import agent_guard
+from agentchat.bridge import agent_guard, providers
+from agentchat.bridge.providers import ModelSpec
 from agentchat.bridge.translate import TurnTranslator
-
-_PROVIDERS = {"openai": "custom", "": "custom", None: "custom"}
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    base_url: str
-    api_key: str
-    model_name: str
-    provider: str | None
-    context_length: int
 
 
 @dataclass
@@ -120,12 +110,13 @@ def build_agent(
 ) -> AgentSlot:
     from run_agent import AIAgent
 
+    providers.api_keys_only()
     slot = AgentSlot(agent=None)
-    provider = _PROVIDERS.get(spec.provider, spec.provider)
     slot.agent = AIAgent(
         base_url=spec.base_url,
         api_key=spec.api_key or "no-key",
-        provider=provider,
+        provider=providers.hermes_provider(spec.provider),
+        fallback_model=providers.fallback_entry(spec.fallback),
         model=spec.model_name,
         max_iterations=max_iterations,
         tool_delay=0,
@@ -139,6 +130,7 @@ def build_agent(
     slot.agent._print_fn = lambda *a, **k: None
     agent_guard.harden_agent(slot.agent)
     slot.agent.suppress_status_output = True
+    providers.configure_new_agent(slot.agent, spec)
     _capture_compressions(slot)
     set_context_length(slot, spec)
     refresh_memory(slot)
@@ -170,8 +162,10 @@ def _stat(path: Path) -> tuple[int, int]:
 
 
 def set_context_length(slot: AgentSlot, spec: ModelSpec) -> None:
-    """Apply the model config's context window to this agent (config.yaml holds a default)."""
+    """Apply the model config's context window and request options to this agent
+    (config.yaml holds a default window)."""
     agent = slot.agent
+    providers.apply_options(agent, spec)
     compressor = agent.context_compressor
     if getattr(compressor, "context_length", None) == spec.context_length:
         return
@@ -184,4 +178,3 @@ def set_context_length(slot: AgentSlot, spec: ModelSpec) -> None:
         api_mode=getattr(agent, "api_mode", ""),
     )
     agent._config_context_length = spec.context_length
-    agent._ollama_num_ctx = spec.context_length

@@ -17,7 +17,7 @@ from agentchat.bridge.settings import BridgeSettings
 
 log = logging.getLogger(__name__)
 
-_PROVIDER_IDS = ("custom", "openai", "anthropic")
+_PROVIDER_IDS = ("custom", "openai-api", "openrouter", "anthropic")
 
 
 def hermes_config(settings: BridgeSettings) -> dict[str, Any]:
@@ -26,7 +26,9 @@ def hermes_config(settings: BridgeSettings) -> dict[str, Any]:
     skills = [str(settings.skills_dir.expanduser().resolve())] if settings.skills_dir else []
     timeout = {"request_timeout_seconds": settings.request_timeout_s}
     return {
-        "model": {"context_length": ctx, "ollama_num_ctx": ctx},
+        # ollama_num_ctx 0: no Ollama detection probes at start, and no options.num_ctx sent;
+        # bridge/providers.py sets it per agent for Ollama models only.
+        "model": {"context_length": ctx, "ollama_num_ctx": 0},
         "agent": {
             "environment_probe": False,
             "api_max_retries": settings.api_max_retries,
@@ -46,6 +48,9 @@ def hermes_config(settings: BridgeSettings) -> dict[str, Any]:
             "in_place": True,
         },
         "providers": {name: dict(timeout) for name in _PROVIDER_IDS},
+        # hermes pip-installs a provider's SDK at its first use; everything it needs is in
+        # requirements.lock instead (an install at run time fails offline and changes the venv).
+        "security": {"allow_lazy_installs": False},
     }
 
 

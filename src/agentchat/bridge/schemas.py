@@ -14,11 +14,18 @@ __all__ = ["RunEnd", "RunStatus"]
 
 
 class ModelConfig(CamelModel):
+    """provider: openai-compatible | openai | anthropic | openrouter | ollama (bridge/providers.py);
+    unset options keep hermes' own defaults."""
+
     base_url: str
     api_key: str = ""
     model_name: str
-    provider: str | None = "openai"
+    provider: str | None = "openai-compatible"
     context_length: int | None = None
+    max_output_tokens: int | None = Field(default=None, ge=1)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    reasoning_effort: str | None = None
+    fallback: ModelConfig | None = None
 
 
 class RunRequest(CamelModel):

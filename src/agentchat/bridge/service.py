@@ -7,7 +7,7 @@ import logging
 from collections.abc import AsyncIterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from agentchat.bridge import agent_guard, hermes_api, policy, skill_guard
+from agentchat.bridge import agent_guard, hermes_api, policy, skill_guard, summary_usage
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.hermes_home import import_hermes
 from agentchat.bridge.memory import MemoryFiles
@@ -24,7 +24,7 @@ from agentchat.events.sse import KEEPALIVE, encode_event
 log = logging.getLogger(__name__)
 
 _WARM_MODEL = ModelSpec(
-    "http://127.0.0.1:9/v1", "warm-up", "warm-up", "openai", DEFAULT_CONTEXT_LENGTH
+    "http://127.0.0.1:9/v1", "warm-up", "warm-up", "openai-compatible", DEFAULT_CONTEXT_LENGTH
 )
 
 
@@ -49,6 +49,7 @@ class BridgeService:
         import_hermes()
         skill_guard.install()
         agent_guard.explain_denials()
+        summary_usage.install()
         runner = TurnRunner(self.settings, self.pool)
         toolsets = policy.hermes_toolsets(self.settings, self.settings.default_toolsets)
         try:

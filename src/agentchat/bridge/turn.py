@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
 from typing import Any
 
-from agentchat.bridge import approval, continuations, hermes_api, policy
+from agentchat.bridge import approval, continuations, hermes_api, policy, summary_usage
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.pool import AgentPool, pool_key
 from agentchat.bridge.runs import RunHandle
-from agentchat.bridge.schemas import RunEnd, RunRequest
+from agentchat.bridge.schemas import ModelConfig, RunEnd, RunRequest
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.bridge.translate import TurnTranslator
 from agentchat.core.context_length import MIN_CONTEXT_LENGTH
@@ -89,13 +90,16 @@ class TurnRunner:
                 return RunEnd(status="stopped")
             before = _usage_snapshot(slot.agent)
             approval.ask_on_this_thread(slot.agent.session_id, translator.on_approval)
-            result = slot.agent.run_conversation(
-                request.user_message,
-                system_message=slot.system_prompt,
-                conversation_history=[dict(m) for m in request.history],
-                task_id=task_id,
-            )
-            return self._run_end(handle, request, translator, result, before, slot)
+            with summary_usage.metering() as summary:
+                result = slot.agent.run_conversation(
+                    request.user_message,
+                    system_message=slot.system_prompt,
+                    conversation_history=[dict(m) for m in request.history],
+                    task_id=task_id,
+                )
+            end = self._run_end(handle, request, translator, result, before, slot)
+            usage = summary_usage.with_summary(end.usage, summary)
+            return end.model_copy(update={"usage": usage})
         finally:
             handle.detach()
             slot.translator = None
@@ -104,7 +108,7 @@ class TurnRunner:
         spec = self._spec(request)
         toolsets = policy.effective_toolsets(self._settings, request.toolsets)
         toolsets = policy.hermes_toolsets(self._settings, toolsets)
-        model_id = f"{spec.base_url}|{spec.model_name}|{','.join(sorted(toolsets))}"
+        model_id = _agent_identity(spec, toolsets)
         key = pool_key(request.session_id, str(self._settings.home), model_id, spec.api_key)
         slot, _created = self._pool.get_or_create(
             key,
@@ -116,17 +120,7 @@ class TurnRunner:
         return slot
 
     def _spec(self, request: RunRequest) -> ModelSpec:
-        model = request.model
-        context = max(
-            model.context_length or self._settings.default_context_length, MIN_CONTEXT_LENGTH
-        )
-        return ModelSpec(
-            base_url=model.base_url.rstrip("/"),
-            api_key=model.api_key,
-            model_name=model.model_name,
-            provider=model.provider,
-            context_length=context,
-        )
+        return model_spec(request.model, self._settings.default_context_length)
 
     def _prepare(self, slot: AgentSlot, request: RunRequest) -> str:
         agent = slot.agent
@@ -189,6 +183,31 @@ class TurnRunner:
             update = {"status": "failed", "error": error, "final_text": translator.streamed_answer}
             return end.model_copy(update=update)
         return end
+
+
+def model_spec(model: ModelConfig, default_context_length: int) -> ModelSpec:
+    context = max(model.context_length or default_context_length, MIN_CONTEXT_LENGTH)
+    fallback = model.fallback
+    return ModelSpec(
+        base_url=model.base_url.rstrip("/"),
+        api_key=model.api_key,
+        model_name=model.model_name,
+        provider=model.provider,
+        context_length=context,
+        max_output_tokens=model.max_output_tokens,
+        temperature=model.temperature,
+        reasoning_effort=model.reasoning_effort,
+        fallback=model_spec(fallback, default_context_length) if fallback else None,
+    )
+
+
+def _agent_identity(spec: ModelSpec, toolsets: list[str]) -> str:
+    """What an agent is built with (options that can change per turn are left out)."""
+    fallback = spec.fallback
+    behind = f"{fallback.provider}|{fallback.base_url}|{fallback.model_name}" if fallback else ""
+    key_hash = hashlib.sha256(fallback.api_key.encode()).hexdigest()[:16] if fallback else ""
+    parts = [spec.provider or "", spec.base_url, spec.model_name, ",".join(sorted(toolsets))]
+    return "|".join([*parts, behind, key_hash])
 
 
 def _usage_snapshot(agent: Any) -> dict[str, int]:

@@ -36,7 +36,7 @@ def create_model(
     data: ModelCreate, session: DbSession, cipher: CipherDep, settings: SettingsDep
 ) -> ModelPublic:
     """Add a model; the first one becomes the default."""
-    check_host(data.base_url, settings)
+    check_host(data.endpoint, settings)
     return service.to_public(service.create_model(session, cipher, data))
 
 

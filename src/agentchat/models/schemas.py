@@ -23,7 +23,22 @@ from agentchat.core.context_length import (
 )
 from agentchat.core.schemas import CamelModel
 
-Provider = Literal["openai", "anthropic"]
+# openai-compatible: any /v1/chat/completions endpoint (vLLM, llama.cpp, LM Studio, the scripted
+# model); the others are the providers hermes-agent knows by name (see bridge/providers.py).
+Provider = Literal["openai-compatible", "openai", "anthropic", "openrouter", "ollama"]
+# hermes' reasoning efforts; "none" turns reasoning (Anthropic: extended thinking) off.
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+
+MAX_OUTPUT_TOKENS = 1_000_000
+# The public endpoint of each named provider, used when a model is added without a base URL.
+DEFAULT_BASE_URLS: dict[str, str] = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+    "openrouter": "https://openrouter.ai/api/v1",
+    "ollama": "http://127.0.0.1:11434/v1",
+}
+# hermes sends no temperature to Anthropic (it fixes sampling for extended thinking itself).
+NO_TEMPERATURE = frozenset({"anthropic"})
 
 
 def _printable(value: str) -> str:
@@ -67,20 +82,58 @@ ModelName = Annotated[str, Field(max_length=255), AfterValidator(_model_name)]
 BaseUrl = Annotated[str, Field(max_length=512), AfterValidator(_base_url)]
 ApiKey = Annotated[str, Field(max_length=2048), AfterValidator(_api_key)]
 ContextLength = Annotated[int, Field(ge=MIN_CONTEXT_LENGTH, le=MAX_CONTEXT_LENGTH)]
+MaxOutputTokens = Annotated[int, Field(ge=1, le=MAX_OUTPUT_TOKENS)]
+Temperature = Annotated[float, Field(ge=0, le=2)]
+FallbackId = Annotated[int, Field(ge=1)]
+
+
+def check_temperature(provider: str, temperature: float | None) -> None:
+    if temperature is not None and provider in NO_TEMPERATURE:
+        raise ValueError(
+            f"temperature cannot be set for {provider}: hermes-agent does not send it there"
+        )
 
 
 class ModelCreate(CamelModel):
+    """baseUrl may be omitted for the named providers (their public endpoint is used)."""
+
     name: Name
-    provider: Provider = "openai"
-    base_url: BaseUrl
+    provider: Provider = "openai-compatible"
+    base_url: BaseUrl | None = None
     model_name: ModelName
     api_key: ApiKey | None = None
     context_length: ContextLength = DEFAULT_CONTEXT_LENGTH
+    max_output_tokens: MaxOutputTokens | None = None
+    temperature: Temperature | None = None
+    reasoning_effort: ReasoningEffort | None = None
+    fallback_model_id: FallbackId | None = None
     is_default: StrictBool = False
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ModelCreate:
+        check_temperature(self.provider, self.temperature)
+        if self.base_url is None:
+            default = DEFAULT_BASE_URLS.get(self.provider)
+            if default is None:
+                raise ValueError("baseUrl is required for an OpenAI-compatible endpoint")
+            self.base_url = default
+        return self
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL, filled in for the named providers by validation."""
+        assert self.base_url is not None
+        return self.base_url
+
+
+NULLABLE_UPDATES = frozenset(
+    {"api_key", "max_output_tokens", "temperature", "reasoning_effort", "fallback_model_id"}
+)
 
 
 class ModelUpdate(CamelModel):
-    """Only the fields sent change. apiKey: omitted keeps the key, "" or null clears it."""
+    """Only the fields sent change. apiKey: omitted keeps the key, "" or null clears it;
+    maxOutputTokens, temperature, reasoningEffort, fallbackModelId: null clears them."""
 
     name: Name | None = None
     provider: Provider | None = None
@@ -88,11 +141,15 @@ class ModelUpdate(CamelModel):
     model_name: ModelName | None = None
     api_key: ApiKey | None = None
     context_length: ContextLength | None = None
+    max_output_tokens: MaxOutputTokens | None = None
+    temperature: Temperature | None = None
+    reasoning_effort: ReasoningEffort | None = None
+    fallback_model_id: FallbackId | None = None
     is_default: StrictBool | None = None
 
     @model_validator(mode="after")
     def _no_null_fields(self) -> ModelUpdate:
-        for field in self.model_fields_set - {"api_key"}:
+        for field in self.model_fields_set - NULLABLE_UPDATES:
             if getattr(self, field) is None:
                 raise ValueError(f"{field} cannot be null")
         return self
@@ -105,6 +162,10 @@ class ModelPublic(CamelModel):
     base_url: str
     model_name: str
     context_length: int
+    max_output_tokens: int | None
+    temperature: float | None
+    reasoning_effort: ReasoningEffort | None
+    fallback_model_id: int | None
     is_default: bool
     is_builtin: bool
     has_api_key: bool

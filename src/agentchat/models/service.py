@@ -12,8 +12,8 @@ from agentchat.core.database import Database
 from agentchat.core.errors import Conflict, Invalid, NotFound
 from agentchat.core.settings import Settings
 from agentchat.models.crypto import KeyCipher
-from agentchat.models.hosts import check_host
-from agentchat.models.schemas import ModelCreate, ModelPublic, ModelUpdate
+from agentchat.models.hosts import check_host, host_problem
+from agentchat.models.schemas import ModelCreate, ModelPublic, ModelUpdate, check_temperature
 from agentchat.models.tables import AiModelConfig
 
 SCRIPTED_MODEL_NAME = "Scripted demo model (offline, not a real LLM)"
@@ -21,6 +21,7 @@ SCRIPTED_MODEL_ID = "scripted-demo"
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
 _BUILTIN_LOCKED = ("provider", "base_url", "model_name")
+_COMPATIBLE = "openai-compatible"
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,10 @@ class ResolvedModel:
     model_name: str
     provider: str
     context_length: int
+    max_output_tokens: int | None = None
+    temperature: float | None = None
+    reasoning_effort: str | None = None
+    fallback: ResolvedModel | None = None
 
 
 def list_models(session: Session) -> list[AiModelConfig]:
@@ -56,6 +61,10 @@ def to_public(row: AiModelConfig) -> ModelPublic:
         base_url=row.base_url,
         model_name=row.model_name,
         context_length=row.context_length,
+        max_output_tokens=row.max_output_tokens,
+        temperature=row.temperature,
+        reasoning_effort=row.reasoning_effort,
+        fallback_model_id=row.fallback_model_id,
         is_default=row.is_default,
         is_builtin=row.is_builtin,
         has_api_key=bool(row.api_key_encrypted),
@@ -71,12 +80,17 @@ def create_model(
     row = AiModelConfig(
         name=data.name,
         provider=data.provider,
-        base_url=data.base_url,
+        base_url=data.endpoint,
         model_name=data.model_name,
         context_length=data.context_length,
+        max_output_tokens=data.max_output_tokens,
+        temperature=data.temperature,
+        reasoning_effort=data.reasoning_effort,
         is_default=False,
         is_builtin=builtin,
     )
+    if data.fallback_model_id is not None:
+        row.fallback_model_id = _check_fallback(session, None, data.fallback_model_id)
     _set_api_key(row, cipher, data.api_key)
     session.add(row)
     session.flush()
@@ -96,8 +110,14 @@ def update_model(
     if "api_key" in changes:
         _set_api_key(row, cipher, changes.pop("api_key"))
     is_default = changes.pop("is_default", None)
+    if changes.get("fallback_model_id") is not None:
+        _check_fallback(session, row.id, changes["fallback_model_id"])
     for name, value in changes.items():
         setattr(row, name, value)
+    try:
+        check_temperature(row.provider, row.temperature)
+    except ValueError as exc:
+        raise Invalid(str(exc)) from exc
     session.flush()
     if is_default:
         _make_default(session, row)
@@ -116,6 +136,12 @@ def delete_model(session: Session, model_id: int) -> None:
     the deletion: sessions that used it fall back to the default.)"""
     row = get_model(session, model_id)
     was_default = row.is_default
+    session.execute(
+        update(AiModelConfig)
+        .where(AiModelConfig.fallback_model_id == model_id)
+        .values(fallback_model_id=None)
+        .execution_options(synchronize_session="fetch")
+    )
     session.delete(row)
     session.flush()
     if was_default:
@@ -136,7 +162,7 @@ def resolve_model(
     if row is None:
         raise NotFound("No model is configured: add one in the model settings.", code="no_model")
     check_host(row.base_url, settings)
-    return _resolved(row, KeyCipher.for_settings(settings))
+    return _resolved(row, KeyCipher.for_settings(settings), session, settings)
 
 
 def load_exact(database: Database, model_id: int, settings: Settings) -> ResolvedModel:
@@ -164,9 +190,11 @@ def ensure_default_model(
     api_key = os.environ.get("OPENAI_API_KEY", "").strip()
     if api_key:
         model_name = os.environ.get("AGENTCHAT_MODEL", "").strip() or OPENAI_DEFAULT_MODEL
+        base_url = os.environ.get("OPENAI_BASE_URL", "").strip() or OPENAI_DEFAULT_BASE_URL
         data = ModelCreate(
             name=model_name,
-            base_url=os.environ.get("OPENAI_BASE_URL", "").strip() or OPENAI_DEFAULT_BASE_URL,
+            provider="openai" if base_url.rstrip("/") == OPENAI_DEFAULT_BASE_URL else _COMPATIBLE,
+            base_url=base_url,
             model_name=model_name,
             api_key=api_key,
             is_default=True,
@@ -195,8 +223,20 @@ def update_builtin_base_url(session: Session, url: str) -> int:
     return int(result.rowcount)  # type: ignore[attr-defined]
 
 
-def _resolved(row: AiModelConfig, cipher: KeyCipher) -> ResolvedModel:
+def _resolved(
+    row: AiModelConfig,
+    cipher: KeyCipher,
+    session: Session | None = None,
+    settings: Settings | None = None,
+) -> ResolvedModel:
+    """The model with its key decrypted; with `session`, its fallback model (one level), left
+    out when the operator's host lists refuse the fallback's host."""
     api_key = cipher.decrypt(row.api_key_encrypted) if row.api_key_encrypted else ""
+    fallback = None
+    if session is not None and settings is not None and row.fallback_model_id is not None:
+        other = session.get(AiModelConfig, row.fallback_model_id)
+        if other is not None and not host_problem(other.base_url, settings):
+            fallback = _resolved(other, cipher)
     return ResolvedModel(
         id=row.id,
         name=row.name,
@@ -205,7 +245,19 @@ def _resolved(row: AiModelConfig, cipher: KeyCipher) -> ResolvedModel:
         model_name=row.model_name,
         provider=row.provider,
         context_length=row.context_length,
+        max_output_tokens=row.max_output_tokens,
+        temperature=row.temperature,
+        reasoning_effort=row.reasoning_effort,
+        fallback=fallback,
     )
+
+
+def _check_fallback(session: Session, model_id: int | None, fallback_id: int) -> int:
+    if fallback_id == model_id:
+        raise Invalid("A model cannot be its own fallback.")
+    if session.get(AiModelConfig, fallback_id) is None:
+        raise Invalid(f"Fallback model {fallback_id} not found")
+    return fallback_id
 
 
 def _set_api_key(row: AiModelConfig, cipher: KeyCipher, api_key: str | None) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, Integer, String, Text, false
+from sqlalchemy import Boolean, Float, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from agentchat.core.clock import utcnow
@@ -17,7 +17,7 @@ class AiModelConfig(Base):
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(128), nullable=False)
-    provider: Mapped[str] = mapped_column(String(32), nullable=False, default="openai")
+    provider: Mapped[str] = mapped_column(String(32), nullable=False, default="openai-compatible")
     base_url: Mapped[str] = mapped_column(String(512), nullable=False)
     model_name: Mapped[str] = mapped_column(String(255), nullable=False)
     api_key_encrypted: Mapped[str | None] = mapped_column(Text)
@@ -25,6 +25,11 @@ class AiModelConfig(Base):
     context_length: Mapped[int] = mapped_column(
         Integer, nullable=False, default=DEFAULT_CONTEXT_LENGTH
     )
+    max_output_tokens: Mapped[int | None] = mapped_column(Integer)
+    temperature: Mapped[float | None] = mapped_column(Float)
+    reasoning_effort: Mapped[str | None] = mapped_column(String(16))
+    # No foreign key: deleting the fallback model clears this in the service instead.
+    fallback_model_id: Mapped[int | None] = mapped_column(BigId)
     is_default: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
     is_builtin: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)

@@ -18,6 +18,7 @@ from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.contract import PageEvent
 from agentchat.events.model import RunEvent
+from agentchat.models.wire import wire_secrets
 from agentchat.runs import store
 from agentchat.runs.final_write import FinalWrites, Unsaved
 from agentchat.runs.log_writer import LogWriter
@@ -47,10 +48,10 @@ class ActiveRun:
         return self.plan.run_id
 
     @functools.cached_property
-    def secret(self) -> str:
-        """The model's API key: scrubbed from anything the run publishes or stores (read once:
-        the publisher asks per event)."""
-        return str(self.request.get("model", {}).get("apiKey") or "")
+    def secrets(self) -> tuple[str, ...]:
+        """The API keys of the model and its fallback: scrubbed from anything the run
+        publishes or stores (read once: the publisher asks per event)."""
+        return wire_secrets(self.request.get("model", {}))
 
 
 def new_hermes_session() -> str:

@@ -38,15 +38,15 @@ def stopped(run: ActiveRun) -> RunOutcome:
 
 def storable(run: ActiveRun, outcome: RunOutcome) -> RunOutcome:
     """The outcome with the model's key scrubbed and the turn's text not stored twice."""
-    secret = run.secret
-    text = redact(outcome.text, secret) if secret else outcome.text
-    messages = redact_value(outcome.messages, secret) if secret else outcome.messages
+    secrets = run.secrets
+    text = redact(outcome.text, *secrets)
+    messages = redact_value(outcome.messages, *secrets) if secrets else outcome.messages
     if not outcome.compacted:
         messages = compact_turn(messages, run.plan.user_text, text)
     return RunOutcome(
         outcome.status,
         text,
-        redact(outcome.error, secret) if outcome.error and secret else outcome.error,
+        redact(outcome.error, *secrets) if outcome.error else outcome.error,
         outcome.usage,
         messages,
         outcome.compacted,

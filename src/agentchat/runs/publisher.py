@@ -30,8 +30,8 @@ class RunPublisher:
     async def on_event(self, run: ActiveRun, event: NodeEvent | ContextCompacted) -> None:
         run.events_seen += 1
         body = event.wire()  # one dump per event: scrubbed, then published as is
-        if run.secret:
-            clean = redact_value(body, run.secret)
+        if run.secrets:
+            clean = redact_value(body, *run.secrets)
             if clean != body:
                 event, body = type(event).model_validate(clean), clean
         if isinstance(event, ContextCompacted):

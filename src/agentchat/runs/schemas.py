@@ -8,6 +8,7 @@ from agentchat.chat.enums import MessageStatus
 from agentchat.core.schemas import CamelModel
 from agentchat.events.contract import NodeKind, PageEvent
 from agentchat.events.log_lines import StoredMeta
+from agentchat.runs.usage import ContextWindow, UsageTotals
 
 MAX_MESSAGE_CHARS = 100_000
 
@@ -111,9 +112,13 @@ class MemoryUpdate(CamelModel):
 
 
 class SessionStats(CamelModel):
+    """`usage`: the tokens every turn of the chat used (all branches, failed and stopped turns
+    too); `context`: the window after the latest turn of the active branch, null before one."""
+
     messages: int
     active_branch_messages: int
-    estimated_tokens: int
+    usage: UsageTotals
+    context: ContextWindow | None
     compressions: int
     last_compression_at: str | None
     runs: int

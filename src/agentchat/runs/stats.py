@@ -1,4 +1,4 @@
-"""Session statistics for the memory drawer: messages, tokens, compressions."""
+"""Session statistics for the memory drawer: messages, stored token usage, compressions."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from agentchat.chat.sessions import get_session
 from agentchat.chat.tables import ChatMessage, ChatMessageLog
 from agentchat.core.clock import iso
 from agentchat.runs.schemas import SessionStats
-
-CHARS_PER_TOKEN = 4
+from agentchat.runs.usage import context_window, parse_usage, total_usage
 
 
 def session_stats(db: Session, session_id: int) -> SessionStats:
@@ -43,12 +42,18 @@ def session_stats(db: Session, session_id: int) -> SessionStats:
         )
         or 0
     )
+    usages = db.scalars(
+        select(ChatMessage.usage_json).where(
+            in_session, ChatMessage.role == "ASSISTANT", ChatMessage.usage_json.is_not(None)
+        )
+    )
     branch = tree.active_branch(db, session_id)
-    chars = sum(len(m.content or "") for m in branch)
+    latest = next((parse_usage(m.usage_json) for m in reversed(branch) if m.usage_json), None)
     return SessionStats(
         messages=int(total),
         active_branch_messages=len(branch),
-        estimated_tokens=chars // CHARS_PER_TOKEN,
+        usage=total_usage(parse_usage(raw) for raw in usages),
+        context=context_window(latest),
         compressions=int(summaries),
         last_compression_at=iso(chat.last_summarized_at),
         runs=int(runs),

@@ -1,0 +1,60 @@
+"""A turn's usage counts hermes' compaction summariser (issue 15, finding 6): hermes leaves the
+summariser's tokens out of its own counters; the bridge adds them, shown apart and in the
+totals. The summariser request is recorded on the wire to know its exact prompt tokens."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from agentchat.bridge.client import BridgeClient
+from agentchat.scripted_llm.wire import estimate_prompt_tokens
+from tests.bridge.support import chat_history, model, run_turn
+from tests.support.recording_model import RecordingModel, recording_model
+from tests.support.servers import BridgeProcess, start_bridge
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def recorder() -> Iterator[RecordingModel]:
+    with recording_model() as value:
+        yield value
+
+
+@pytest.fixture(scope="module")
+def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
+    process = start_bridge(tmp_path_factory.mktemp("bridge"))
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+async def client(bridge: BridgeProcess) -> AsyncIterator[BridgeClient]:
+    async with BridgeClient(bridge.url, bridge.secret) as value:
+        yield value
+
+
+async def test_the_compaction_summariser_is_in_the_turns_usage(
+    client: BridgeClient, recorder: RecordingModel
+) -> None:
+    history = chat_history([(f"question {i}", f"answer {i}") for i in range(30)])
+    message = "#usage 60000\n#tool skills_list {}\n#say after compaction"
+    turn = await run_turn(
+        client, recorder.url, message, history=history, model=model(recorder.url, 64000)
+    )
+
+    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result.compacted
+    summaries = [
+        r for r in recorder.posts("scripted") if "TURNS TO SUMMARIZE" in str(r.body["messages"])
+    ]
+    assert len(summaries) == 1
+    expected = estimate_prompt_tokens(summaries[0].body["messages"])
+    usage = turn.result.usage
+    assert usage["summaryPromptTokens"] == expected
+    assert usage["summaryCompletionTokens"] > 0
+    turn_calls = len(recorder.posts("scripted")) - 1
+    assert usage["apiCalls"] == turn_calls + 1
+    assert usage["promptTokens"] >= 60000 + expected
