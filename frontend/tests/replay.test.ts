@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildReplayState, buildSnapshotState, replayLogs } from '@/lib/replay'
-import { applyEvent, emptyRunState } from '@/lib/runState'
+import { applyEvent, emptyRunState, type RunEvent } from '@/lib/runState'
 import { log, message } from './fixtures'
 
 const logs = [
@@ -17,7 +17,7 @@ const logs = [
 describe('replay', () => {
   it('rebuilds the same state as the live events did', () => {
     const live = logs.reduce(
-      (s, l, i) => applyEvent(s, { id: i + 1, event: 'node_stream', data: { runId: 'r', kind: l.kind, content: l.content, toolName: l.toolName, meta: l.meta } }),
+      (s, l, i) => applyEvent(s, { id: i + 1, event: 'node_stream', data: { runId: 'r', kind: l.kind, content: l.content, toolName: l.toolName, meta: l.meta } } as RunEvent),
       emptyRunState('r'),
     )
     const replayed = replayLogs(logs, emptyRunState('r'))

@@ -4,7 +4,7 @@ import { applyEvent, durationSeconds, emptyRunState, parseTodos, type RunState }
 
 let nextId = 1
 function ns(kind: string, content = '', extra: Record<string, unknown> = {}): RunEvent {
-  return { id: nextId++, event: 'node_stream', data: { runId: 'r1', nodeId: 'agent', kind, content, ...extra } }
+  return { id: nextId++, event: 'node_stream', data: { runId: 'r1', nodeId: 'agent', kind, content, ...extra } } as RunEvent
 }
 function fold(events: RunEvent[], start: RunState = emptyRunState('r1')): RunState {
   return events.reduce((s, e, i) => applyEvent(s, e, 1000 + i * 1000), start)
@@ -139,9 +139,9 @@ describe('applyEvent', () => {
   })
 
   it('marks failures and stops', () => {
-    const failed = applyEvent(emptyRunState(), { id: 1, event: 'workflow_error', data: { message: 'boom' } }, 5)
+    const failed = applyEvent(emptyRunState(), { id: 1, event: 'workflow_error', data: { message: 'boom' } } as RunEvent, 5)
     expect([failed.status, failed.error]).toEqual(['FAILED', 'boom'])
-    const stopped = applyEvent(emptyRunState(), { id: 1, event: 'workflow_error', data: { message: 'stopped', stopped: true } }, 5)
+    const stopped = applyEvent(emptyRunState(), { id: 1, event: 'workflow_error', data: { message: 'stopped', stopped: true } } as RunEvent, 5)
     expect(stopped.status).toBe('STOPPED')
   })
 
@@ -161,7 +161,7 @@ describe('applyEvent', () => {
   it('keeps the answer when workflow_complete has no finalText', () => {
     nextId = 1
     let s = fold([ns('answer_delta', 'streamed')])
-    s = applyEvent(s, { id: null, event: 'workflow_complete', data: {} }, 2)
+    s = applyEvent(s, { id: null, event: 'workflow_complete', data: {} } as RunEvent, 2)
     expect(s.answer).toBe('streamed')
   })
 })

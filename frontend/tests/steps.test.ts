@@ -4,13 +4,13 @@ import { applyNodeStream, emptyRunState, type NodeItem, type RunState } from '@/
 function fold(items: NodeItem[]): RunState {
   return items.reduce<RunState>((s, item) => applyNodeStream(s, item), emptyRunState('r1'))
 }
-const think = (content: string) => ({ kind: 'thinking', content })
+const think = (content: string) => ({ kind: 'thinking', content }) as NodeItem
 const call = (toolName: string, args: unknown, toolCallId?: string) => ({
   kind: 'tool_call', toolName, content: JSON.stringify(args), meta: { toolCallId, args },
-})
+}) as NodeItem
 const result = (toolName: string, content: string, durationMs?: number, toolCallId?: string) => ({
   kind: 'tool_result', toolName, content, meta: { toolCallId, durationMs },
-})
+}) as NodeItem
 
 describe('run steps', () => {
   it('starts a new step when thinking follows a tool call', () => {

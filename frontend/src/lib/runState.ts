@@ -1,7 +1,19 @@
 // The state of one run (one assistant message) and the reducer that applies run events to it.
 // Live streams, the /state snapshot and stored logs all go through applyEvent, so a replayed
 // message looks exactly like a live one.
-import type { PendingClarify } from '@/api/schema'
+import type {
+  ClarifyAnsweredMeta,
+  ClarifyRequestMeta,
+  ContextCompacted,
+  NodeEvent,
+  PendingClarify,
+  RunLog,
+  StepMeta,
+  ToolCallMeta,
+  ToolResultMeta,
+  WorkflowComplete,
+  WorkflowError,
+} from '@/api/schema'
 import { stripHermesDecoration } from './decoration'
 import { annotateRun, type RunStep } from './steps'
 
@@ -9,20 +21,33 @@ export type { PendingClarify }
 
 export type RunStatus = 'RUNNING' | 'SUCCESS' | 'FAILED' | 'STOPPED'
 
-/** One event of a run stream as the page receives it: the SSE id, name and parsed data. */
-export interface RunEvent {
+interface StreamEvent<E extends string, D> {
+  /** The SSE id (null for events the page makes up itself). */
   id: number | null
-  event: string
-  data: Record<string, unknown>
+  event: E
+  data: D
 }
 
+/**
+ * One event of a run stream as the page receives it: the SSE id, name and parsed data
+ * (a RunStreamEvent of the OpenAPI document, told apart by the SSE name). The multiplexed
+ * stream adds `run_unknown` and `stream_interrupted`, whose data is just `{runId}`.
+ */
+export type RunEvent =
+  | StreamEvent<'node_stream', NodeEvent>
+  | StreamEvent<'context_compacted', ContextCompacted>
+  | StreamEvent<'workflow_complete', WorkflowComplete>
+  | StreamEvent<'workflow_error', WorkflowError>
+  | StreamEvent<'run_unknown' | 'stream_interrupted', { runId: string; [key: string]: unknown }>
+
+/** A stored log line (its meta is not tied to its kind by the schema; old logs may lack fields). */
+export type NodeLog = Pick<RunLog, 'kind' | 'content'> & Partial<Pick<RunLog, 'toolName' | 'meta'>>
+
 /** A node_stream event's payload, or a stored log line (same fields). */
-export interface NodeItem {
-  kind: string
-  content: string | null
-  toolName?: string | null
-  meta?: unknown
-}
+export type NodeItem = NodeEvent | NodeLog
+
+/** The meta of a node item of a known kind; stored logs of an older shape may lack any field. */
+type MetaOf<T> = Partial<T> & Record<string, unknown>
 
 export interface ToolCall {
   index: number
@@ -139,18 +164,18 @@ export function parseTodos(content: string | null): TodoItem[] | null {
   })
 }
 
-function parseClarify(meta: Record<string, unknown>): PendingClarify | null {
-  const clarifyId = str(meta.clarifyId)
+function parseClarify(meta: MetaOf<ClarifyRequestMeta>): PendingClarify | null {
+  const clarifyId = meta.clarifyId ?? ''
   if (!clarifyId) return null
-  const choices = Array.isArray(meta.choices) ? meta.choices.map(str) : []
-  return { clarifyId, question: str(meta.question), choices }
+  const choices = Array.isArray(meta.choices) ? [...meta.choices] : []
+  return { clarifyId, question: meta.question ?? '', choices }
 }
 
-function onToolCall(s: RunState, name: string, args: string, meta: Record<string, unknown>): RunState {
-  const input = meta.args && typeof meta.args === 'object' ? record(meta.args) : null
+function onToolCall(s: RunState, name: string, args: string, meta: MetaOf<ToolCallMeta>): RunState {
+  const input = meta.args ?? null
   const call: ToolCall = {
     index: s.toolHistory.length,
-    toolCallId: str(meta.toolCallId) || null,
+    toolCallId: meta.toolCallId || null,
     name,
     args,
     input,
@@ -182,9 +207,9 @@ function lastOpen(history: ToolCall[]): ToolCall | null {
   return null
 }
 
-function onToolResult(s: RunState, name: string, result: string, meta: Record<string, unknown>): RunState {
-  const toolCallId = str(meta.toolCallId)
-  const durationMs = typeof meta.durationMs === 'number' ? meta.durationMs : null
+function onToolResult(s: RunState, name: string, result: string, meta: MetaOf<ToolResultMeta>): RunState {
+  const toolCallId = meta.toolCallId ?? ''
+  const durationMs = meta.durationMs ?? null
   const history = [...s.toolHistory]
   const i = callOf(history, toolCallId, name)
   if (i < 0) {
@@ -198,10 +223,10 @@ function onToolResult(s: RunState, name: string, result: string, meta: Record<st
   return { ...s, toolHistory: history, currentTool: lastOpen(history) }
 }
 
-function onClarifyAnswered(s: RunState, meta: Record<string, unknown>): RunState {
-  const clarifyId = str(meta.clarifyId)
+function onClarifyAnswered(s: RunState, meta: MetaOf<ClarifyAnsweredMeta>): RunState {
+  const clarifyId = meta.clarifyId ?? ''
   const question = s.pendingClarify?.clarifyId === clarifyId ? s.pendingClarify.question : str(meta.question)
-  const done = { clarifyId, question, answer: str(meta.answer) }
+  const done = { clarifyId, question, answer: meta.answer ?? '' }
   const pendingClarify = s.pendingClarify && s.pendingClarify.clarifyId !== clarifyId ? s.pendingClarify : null
   return { ...s, pendingClarify, clarifications: [...s.clarifications, done] }
 }
@@ -211,35 +236,40 @@ export function applyNodeStream(s: RunState, item: NodeItem): RunState {
   return annotateRun(s, applyItem(s, item))
 }
 
+/** An item's meta as its kind's meta schema (events carry it; a stored log may lack it or fields of it). */
+function metaOf<T>(item: NodeItem): MetaOf<T> {
+  return (item.meta ?? {}) as MetaOf<T>
+}
+
 function applyItem(s: RunState, item: NodeItem): RunState {
   const content = item.content ?? ''
-  const toolName = item.toolName ?? ''
-  const meta = record(item.meta)
   switch (item.kind) {
     case 'thinking':
       return { ...s, thinking: s.thinking + content }
     case 'status':
       return { ...s, statusLine: stripHermesDecoration(content) }
     case 'tool_call':
-      return onToolCall(s, toolName, content, meta)
+      return onToolCall(s, item.toolName ?? '', content, metaOf<ToolCallMeta>(item))
     case 'tool_result':
-      return onToolResult(s, toolName, content, meta)
+      return onToolResult(s, item.toolName ?? '', content, metaOf<ToolResultMeta>(item))
     case 'interim':
       return onInterim(s, content)
-    case 'step':
-      return { ...s, iteration: Number(meta.iteration) || s.iteration, maxIterations: Number(meta.maxIterations) || s.maxIterations }
+    case 'step': {
+      const meta = metaOf<StepMeta>(item)
+      return { ...s, iteration: meta.iteration || s.iteration, maxIterations: meta.maxIterations || s.maxIterations }
+    }
     case 'steered':
       return { ...s, steers: [...s.steers, content] }
     case 'todo_update': {
-      const todos = parseTodos(item.content)
+      const todos = parseTodos(item.content ?? null)
       return todos ? { ...s, todos } : s
     }
     case 'clarify_request': {
-      const clarify = parseClarify(meta)
+      const clarify = parseClarify(metaOf<ClarifyRequestMeta>(item))
       return clarify ? { ...s, pendingClarify: clarify } : s
     }
     case 'clarify_answered':
-      return onClarifyAnswered(s, meta)
+      return onClarifyAnswered(s, metaOf<ClarifyAnsweredMeta>(item))
     case 'answer_delta':
       return { ...s, answer: s.answer + content }
     default:
@@ -251,10 +281,6 @@ function finish(s: RunState, status: RunStatus, at: number | null): RunState {
   return { ...s, status, currentTool: null, pendingClarify: null, statusLine: '', endedAt: s.endedAt ?? at }
 }
 
-function nodeItem(data: Record<string, unknown>): NodeItem {
-  return { kind: str(data.kind), content: str(data.content), toolName: str(data.toolName), meta: data.meta }
-}
-
 /**
  * Apply one run event. Events whose id is not above lastEventId are ignored (exactly-once on
  * reconnect); events after the terminal one are ignored too. `at` is the receive time (ms).
@@ -264,19 +290,18 @@ export function applyEvent(s: RunState, ev: RunEvent, at: number | null = null):
   const next = ev.id !== null ? { ...s, lastEventId: ev.id } : s
   if (isTerminal(s.status)) return next
   const started = next.startedAt === null && at !== null ? { ...next, startedAt: at } : next
-  const data = ev.data
   switch (ev.event) {
     case 'node_stream':
-      return applyNodeStream(started, nodeItem(data))
+      return applyNodeStream(started, ev.data)
     case 'context_compacted':
-      return { ...started, summaries: [...started.summaries, str(data.summary)] }
+      return { ...started, summaries: [...started.summaries, ev.data.summary ?? ''] }
     case 'workflow_complete': {
-      const finalText = typeof data.finalText === 'string' ? data.finalText : started.answer
-      return { ...finish(started, 'SUCCESS', at), answer: finalText, usage: data.usage ?? started.usage }
+      const data = ev.data
+      return { ...finish(started, 'SUCCESS', at), answer: data.finalText ?? started.answer, usage: data.usage ?? started.usage }
     }
     case 'workflow_error': {
-      const status: RunStatus = data.stopped ? 'STOPPED' : 'FAILED'
-      return { ...finish(started, status, at), error: str(data.message) || null }
+      const status: RunStatus = ev.data.stopped ? 'STOPPED' : 'FAILED'
+      return { ...finish(started, status, at), error: ev.data.message || null }
     }
     default:
       return started

@@ -90,8 +90,8 @@ export function createRunRegistry(o: RunRegistryOptions) {
     const base = { runId, messageId: snapshot.messageId }
     const event: RunEvent =
       status === 'SUCCESS'
-        ? { id: null, event: 'workflow_complete', data: { ...base, finalText: snapshot.finalText } }
-        : { id: null, event: 'workflow_error', data: { ...base, message: snapshot.error, stopped: status === 'STOPPED' } }
+        ? { id: null, event: 'workflow_complete', data: { ...base, finalText: snapshot.finalText ?? entry.state.answer } }
+        : { id: null, event: 'workflow_error', data: { ...base, message: snapshot.error ?? '', stopped: status === 'STOPPED' } }
     entry.state = { ...entry.state, lastEventId: Math.max(entry.state.lastEventId, snapshot.eventCount) }
     apply(entry, event)
   }
@@ -99,7 +99,7 @@ export function createRunRegistry(o: RunRegistryOptions) {
   /** The server no longer knows the run: report it as ended so the view reloads the message. */
   function lose(runId: string): void {
     const entry = runs.get(runId)
-    if (entry) apply(entry, { id: null, event: 'workflow_error', data: { runId, lost: true, message: '' } })
+    if (entry) apply(entry, { id: null, event: 'workflow_error', data: { runId, messageId: entry.state.messageId ?? 0, lost: true, message: '' } })
   }
 
   /** Follow a run (no-op when already followed). */

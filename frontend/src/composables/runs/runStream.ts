@@ -108,7 +108,8 @@ export function createRunStream(o: RunStreamOptions) {
           continue
         }
         count++
-        o.onEvent({ id: eventNumber(message.id), event: message.event, data })
+        // The wire contract (RunStreamEvent); an unknown event name falls through the reducer.
+        o.onEvent({ id: eventNumber(message.id), event: message.event, data } as RunEvent)
       }
     }
     return count
