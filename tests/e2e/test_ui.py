@@ -177,8 +177,10 @@ def test_words_follow_the_chinese_page(
     tid(page, "memory-button").click()
     page.locator(".n-tabs-tab").filter(has_text="会话统计").click()
     stats = tid(page, "session-stats")
-    expect(stats).to_contain_text("估算 Token 数")
-    expect(stats).not_to_contain_text("estimatedTokens")
+    expect(stats).to_contain_text("当前分支消息数")
+    expect(stats).to_contain_text("输入 Token")
+    expect(stats).not_to_contain_text("activeBranchMessages")
+    expect(stats).not_to_contain_text("promptTokens")
     page.screenshot(path=screenshots / "ui-memory-stats-zh.png")
 
 
