@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -16,33 +15,14 @@ import pytest
 from agentchat.bridge.client import BridgeClient
 from agentchat.local_stack import free_port
 from tests.bridge.support import run_turn
-from tests.support.recording_model import ANTHROPIC_TEXT, RecordingModel, recording_model
-from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.recording_model import ANTHROPIC_TEXT, RecordingModel
+from tests.support.servers import BridgeProcess
 
 pytestmark = pytest.mark.timeout(120)
 
 # Shaped like an Anthropic OAuth token ("sk-ant-" but not "sk-ant-api"): hermes would rewrite
 # the system prompt for Claude Code if it took it for one.
 OAUTH_SHAPED_KEY = "sk-ant-oat01-not-a-real-token-0123456789"
-
-
-@pytest.fixture(scope="module")
-def recorder() -> Iterator[RecordingModel]:
-    with recording_model() as model:
-        yield model
-
-
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    process = start_bridge(tmp_path_factory.mktemp("bridge"))
-    yield process
-    process.stop()
-
-
-@pytest.fixture
-async def client(bridge: BridgeProcess) -> AsyncIterator[BridgeClient]:
-    async with BridgeClient(bridge.url, bridge.secret) as value:
-        yield value
 
 
 def _model(base_url: str, name: str, provider: str, **options: Any) -> dict[str, Any]:

@@ -4,36 +4,14 @@ totals. The summariser request is recorded on the wire to know its exact prompt 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-
 import pytest
 
 from agentchat.bridge.client import BridgeClient
 from agentchat.scripted_llm.wire import estimate_prompt_tokens
 from tests.bridge.support import chat_history, model, run_turn
-from tests.support.recording_model import RecordingModel, recording_model
-from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.recording_model import RecordingModel
 
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture(scope="module")
-def recorder() -> Iterator[RecordingModel]:
-    with recording_model() as value:
-        yield value
-
-
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    process = start_bridge(tmp_path_factory.mktemp("bridge"))
-    yield process
-    process.stop()
-
-
-@pytest.fixture
-async def client(bridge: BridgeProcess) -> AsyncIterator[BridgeClient]:
-    async with BridgeClient(bridge.url, bridge.secret) as value:
-        yield value
 
 
 async def test_the_compaction_summariser_is_in_the_turns_usage(
