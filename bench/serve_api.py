@@ -12,8 +12,8 @@ from typing import Any
 
 import uvicorn
 
+from agentchat import lifecycle
 from agentchat.app import create_app
-from agentchat.core import lifecycle
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.factory import make_bus
