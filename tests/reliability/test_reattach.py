@@ -1,0 +1,175 @@
+"""Issue 14, finding 2: the turn outlives its API. An external `agentchat bridge` keeps the
+run going while the API is killed or shut down; the API that comes back on the same database
+re-attaches to it, so the answer completes, a stream client resumes with `Last-Event-ID`
+with no gap and no duplicate, and a waiting clarify can still be answered. A run its bridge
+lost is stored INTERRUPTED with its text."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from tests.reliability.api_process import ApiProcess, start_api
+from tests.reliability.conftest import FAST_FAIL_ENV
+from tests.reliability.helpers import answers, wait_for
+from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.sse import Sse, read_events, until_terminal
+
+TOKENS = 300
+SLOW = f"#delay 40\n#tokens {TOKENS}"  # about 12 s of answer
+FULL_TEXT = " ".join(f"t{i}" for i in range(1, TOKENS + 1))
+CLARIFY = "#clarify Which colour? | red | blue\n#echo-tool-result"
+SIGNALS = [signal.SIGKILL, signal.SIGTERM]
+pytestmark = pytest.mark.timeout(300)  # two API starts and a bridge on a shared machine
+
+
+def _text(events: list[Sse]) -> str:
+    return "".join(
+        e.data["content"]
+        for e in events
+        if e.event == "node_stream" and e.data.get("kind") == "answer_delta"
+    )
+
+
+def _answer(http: httpx.Client, session_id: int) -> dict[str, Any]:
+    response = http.get(f"/api/chat/sessions/{session_id}")
+    assert response.status_code == 200, response.text
+    return answers(response.json())[-1]
+
+
+class Api:
+    """`agentchat serve` on one data folder and one external bridge, restartable on its port;
+    the scripted model lives in the test process, so it outlives the API too."""
+
+    def __init__(self, data_dir: Path, bridge: BridgeProcess, scripted_url: str) -> None:
+        self.data_dir, self.bridge = data_dir, bridge
+        self.env = {"AGENTCHAT_SCRIPTED_LLM_URL": scripted_url, "AGENTCHAT_SHUTDOWN_GRACE_S": "1"}
+        self.process: ApiProcess = start_api(data_dir, bridge, extra_env=self.env)
+
+    @property
+    def url(self) -> str:
+        return self.process.url
+
+    def http(self) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=30)
+
+    def restart_after(self, sig: signal.Signals) -> None:
+        self.process.process.send_signal(sig)
+        self.process.process.wait(timeout=60)
+        port = urlsplit(self.url).port
+        self.process = start_api(self.data_dir, self.bridge, port, extra_env=self.env)
+
+    def start(self, message: str) -> tuple[int, str]:
+        with self.http() as http:
+            session_id = int(http.post("/api/chat/sessions", json={}).json()["sessionId"])
+            started = http.post(f"/api/chat/sessions/{session_id}/runs", json={"message": message})
+            assert started.status_code == 201, started.text
+            return session_id, str(started.json()["runId"])
+
+    def events(self, run_id: str, after: int = 0, **options: Any) -> list[Sse]:
+        headers = {"Last-Event-ID": str(after)} if after else None
+        return read_events(f"{self.url}/api/chat/runs/{run_id}/stream", headers=headers, **options)
+
+
+@pytest.fixture
+def api(tmp_path: Path, bridge: BridgeProcess, scripted_url: str) -> Iterator[Api]:
+    value = Api(tmp_path / "data", bridge, scripted_url)
+    yield value
+    value.process.stop()
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=["kill", "term"])
+def test_a_restarted_api_finishes_the_answer_its_bridge_kept_going(
+    api: Api, sig: signal.Signals
+) -> None:
+    session_id, run_id = api.start(SLOW)
+    before = api.events(run_id, stop=lambda evs: len(_text(evs)) >= 100)
+    api.restart_after(sig)
+
+    after = api.events(run_id, before[-1].num, stop=until_terminal)
+    assert after[-1].event == "workflow_complete", after[-1].data
+    ids = [e.num for e in before + after]
+    assert ids == list(range(1, len(ids) + 1))  # no gap, no duplicate
+    assert _text(before) + _text(after) == FULL_TEXT
+    assert after[-1].data["finalText"] == FULL_TEXT
+    with api.http() as http:
+        answer = _answer(http, session_id)
+        assert (answer["status"], answer["content"]) == ("SUCCESS", FULL_TEXT)
+        again = api.events(run_id)  # a page that reloads reads the same run from the start
+        assert [e.num for e in again] == ids and _text(again) == FULL_TEXT
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=["kill", "term"])
+def test_a_waiting_clarify_is_answered_after_the_api_restarts(
+    api: Api, sig: signal.Signals
+) -> None:
+    session_id, run_id = api.start(CLARIFY)
+    asked = api.events(
+        run_id, stop=lambda evs: any(e.data.get("kind") == "clarify_request" for e in evs)
+    )
+    clarify_id = asked[-1].data["meta"]["clarifyId"]
+    with api.http() as http:
+        wait_for(
+            lambda: http.get(f"/api/chat/runs/{run_id}/state").json()["pendingClarify"],
+            lambda pending: pending is not None,
+            what="the clarify pause to be stored",
+        )
+    api.restart_after(sig)
+
+    with api.http() as http:
+        state = http.get(f"/api/chat/runs/{run_id}/state").json()
+        assert state["status"] == "RUNNING", state
+        assert state["pendingClarify"]["clarifyId"] == clarify_id
+        answered = http.post(
+            f"/api/chat/runs/{run_id}/clarify", json={"clarifyId": clarify_id, "answer": "blue"}
+        )
+        assert answered.status_code == 200, answered.text
+    rest = api.events(run_id, asked[-1].num, stop=until_terminal)
+    assert rest[-1].event == "workflow_complete", rest[-1].data
+    assert "blue" in rest[-1].data["finalText"]
+    assert [e.num for e in rest] == list(range(asked[-1].num + 1, rest[-1].num + 1))
+    with api.http() as http:
+        answer = _answer(http, session_id)
+        assert answer["status"] == "SUCCESS" and "blue" in answer["content"]
+        kinds = [log["kind"] for log in answer["logs"]]
+        assert kinds.count("clarify_request") == 1 and kinds.count("clarify_answered") == 1
+
+
+def test_a_run_whose_bridge_died_with_the_api_is_stored_interrupted(
+    tmp_path: Path, scripted_url: str
+) -> None:
+    bridge = start_bridge(tmp_path / "bridge", **FAST_FAIL_ENV)
+    api = Api(tmp_path / "data", bridge, scripted_url)
+    try:
+        session_id, run_id = api.start(SLOW)
+        seen = _text(api.events(run_id, stop=lambda evs: len(_text(evs)) >= 100))
+        with api.http() as http:
+            wait_for(
+                lambda: _answer(http, session_id)["content"],
+                lambda text: len(text) >= len(seen),
+                timeout=5,
+                what="the streamed text to be checkpointed",
+            )
+        api.process.kill()
+        bridge.kill()
+        api.restart_after(signal.SIGKILL)  # nothing left to signal: it starts again
+
+        with api.http() as http:
+            answer = _answer(http, session_id)
+            assert answer["status"] == "INTERRUPTED", answer
+            assert answer["content"].startswith(seen)
+            assert "no longer had it" in answer["error"]
+            detail = http.get(f"/api/chat/sessions/{session_id}").json()
+            assert not detail["session"]["hasActiveRun"]
+        ended = api.events(run_id, timeout=10)
+        assert [e.event for e in ended] == ["workflow_error"]
+        assert ended[0].data.get("interrupted") is True
+    finally:
+        api.process.stop()
+        bridge.stop()
