@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 from pydantic import ValidationError
@@ -20,6 +21,26 @@ from agentchat.events.contract import (
 from agentchat.events.sse import aparse_chunks
 
 BridgeResult = RunEnd  # the turn's end, as the bridge sent it
+RunState = Literal["running", "waiting", "ended"]
+
+
+@dataclass(frozen=True)
+class HeldRun:
+    """A run a bridge holds (`GET /runs`)."""
+
+    run_id: str
+    session_id: str
+    state: RunState
+    last_event_id: int
+
+    @classmethod
+    def from_wire(cls, item: dict[str, Any]) -> HeldRun:
+        return cls(
+            run_id=str(item["runId"]),
+            session_id=str(item.get("sessionId", "")),
+            state=item.get("state", "running"),
+            last_event_id=int(item.get("lastEventId", 0)),
+        )
 
 
 class BridgeUnavailable(Exception):
@@ -63,14 +84,31 @@ class BridgeClient:
         await self._http.aclose()
 
     async def run(self, request: dict[str, Any]) -> AsyncGenerator[BridgeEvent, None]:
-        """Stream one turn: its typed events as the bridge sent them, `RunEnd` last.
+        """Stream one turn: its typed events as the bridge sent them, `RunEnd` last, each
+        tagged with its bridge event id (`event.event_id`).
 
         Raises `BridgeUnavailable` when the stream cannot start, breaks, sends a malformed
-        event, or ends without `run_end`. Closing the iterator early (`contextlib.aclosing`)
-        closes the connection, which stops the turn.
+        event, or ends without `run_end`. Closing the iterator early closes the connection;
+        the turn goes on in the bridge (`follow` reads it again, `abort` stops it).
         """
+        async for event in self._events("POST", "/run", json=request):
+            yield event
+
+    async def follow(self, run_id: str, after: int = 0) -> AsyncGenerator[BridgeEvent, None]:
+        """The events of a run the bridge holds after bridge event id `after`, then live ones,
+        `RunEnd` last; `BridgeUnavailable` with status 404 (`unknown_run`) when it holds none."""
+        async for event in self._events("GET", f"/runs/{run_id}/events", params={"after": after}):
+            yield event
+
+    async def runs(self) -> list[HeldRun]:
+        """The runs the bridge holds (going, waiting on a clarify, or ended and not read)."""
+        return [HeldRun.from_wire(item) for item in await self._call("GET", "/runs")]
+
+    async def _events(
+        self, method: str, path: str, **options: Any
+    ) -> AsyncGenerator[BridgeEvent, None]:
         try:
-            async with self._http.stream("POST", "/run", json=request) as response:
+            async with self._http.stream(method, path, **options) as response:
                 if response.status_code >= 400:
                     await response.aread()
                     raise _http_error(response)
@@ -78,7 +116,7 @@ class BridgeClient:
                     event = _decode(message.event, message.data)
                     if event is None:
                         continue
-                    yield event
+                    yield event.with_event_id(message.num if message.id else None)
                     if isinstance(event, RunEnd):
                         return
         except httpx.HTTPError as exc:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import hmac
+from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from agentchat.bridge.schemas import (
     Ack,
     ClarifyAnswer,
+    HeldRun,
     MemoryUpdate,
     MemoryView,
     RunRequest,
@@ -52,11 +54,37 @@ def health(service: ServiceDep) -> JSONResponse:
 @router.post("/run", operation_id="bridgeRun")
 async def run(body: RunRequest, service: ServiceDep) -> StreamingResponse:
     """Start a turn; the response is its SSE stream, ending with exactly one run_end."""
-    handle = await service.start(body)
+    buffer = await service.start(body)
+    return _sse(service.stream(buffer))
+
+
+@router.get("/runs", operation_id="bridgeRuns")
+def held_runs(service: ServiceDep) -> list[HeldRun]:
+    return service.held_runs()
+
+
+@router.get("/runs/{run_id}/events", operation_id="bridgeFollow")
+async def follow(
+    run_id: str,
+    service: ServiceDep,
+    after: Annotated[int | None, Query(ge=0)] = None,
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
+) -> StreamingResponse:
+    """The run's events after id `after` (or `Last-Event-ID`), then live, to `run_end`."""
+    start = after if after is not None else _event_number(last_event_id)
+    return _sse(service.follow(run_id, start))
+
+
+def _event_number(header: str | None) -> int:
+    try:
+        return max(int((header or "0").rsplit(":", 1)[-1]), 0)
+    except ValueError:
+        return 0
+
+
+def _sse(body: AsyncIterator[bytes]) -> StreamingResponse:
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return StreamingResponse(
-        service.stream(handle), media_type="text/event-stream", headers=headers
-    )
+    return StreamingResponse(body, media_type="text/event-stream", headers=headers)
 
 
 @router.post("/runs/{run_id}/clarify", operation_id="bridgeClarify")

@@ -92,6 +92,9 @@ class RunRegistry:
             raise NotFound(f"run {run_id} is not running on this bridge")
         return handle
 
+    def find(self, run_id: str) -> RunHandle | None:
+        return self._runs.get(run_id)
+
     def remove(self, run_id: str) -> None:
         self._runs.pop(run_id, None)
 

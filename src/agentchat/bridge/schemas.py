@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -73,3 +73,13 @@ class MemoryUpdate(CamelModel):
 class Ack(CamelModel):
     ok: bool = True
     detail: str | None = None
+
+
+class HeldRun(CamelModel):
+    """A run the bridge holds (`GET /runs`): going, waiting on a clarify, or ended with its
+    events not yet read to the end."""
+
+    run_id: str
+    session_id: str
+    state: Literal["running", "waiting", "ended"]
+    last_event_id: int

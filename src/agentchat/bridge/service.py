@@ -8,18 +8,25 @@ from collections.abc import AsyncIterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from agentchat.bridge import agent_guard, hermes_api, policy, skill_guard, summary_usage
+from agentchat.bridge.buffer import RunBuffer, RunBuffers
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.hermes_home import import_hermes
 from agentchat.bridge.memory import MemoryFiles
 from agentchat.bridge.pool import AgentPool
 from agentchat.bridge.runs import RunHandle, RunRegistry
-from agentchat.bridge.schemas import Ack, ClarifyAnswer, RunEnd, RunRequest, SteerMessage
+from agentchat.bridge.schemas import (
+    Ack,
+    ClarifyAnswer,
+    HeldRun,
+    RunEnd,
+    RunRequest,
+    SteerMessage,
+)
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.bridge.turn import TurnRunner
 from agentchat.core.context_length import DEFAULT_CONTEXT_LENGTH
-from agentchat.core.errors import Conflict, ServiceUnavailable
+from agentchat.core.errors import Conflict, NotFound, ServiceUnavailable
 from agentchat.events.contract import Steered
-from agentchat.events.sse import KEEPALIVE, encode_event
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +40,8 @@ class BridgeService:
         self.settings = settings
         self.pool: AgentPool[AgentSlot] = AgentPool(settings.pool_size)
         self.runs = RunRegistry()
+        self.buffers = RunBuffers(settings.run_retention_s)
+        self._pumps: set[asyncio.Task[None]] = set()
         self.memory = MemoryFiles(
             settings.home, settings.memory_char_limit, settings.user_char_limit
         )
@@ -58,7 +67,7 @@ class BridgeService:
             log.exception("warm-up agent failed (turns may start slower)")
         self._runner = runner
 
-    async def start(self, request: RunRequest) -> RunHandle:
+    async def start(self, request: RunRequest) -> RunBuffer:
         runner = self._runner
         if runner is None:
             raise ServiceUnavailable("the bridge is still starting")
@@ -72,9 +81,13 @@ class BridgeService:
             answer_max_chars=self.settings.answer_max_chars,
         )
         self.runs.add(handle)
+        buffer = self.buffers.open(request.run_id, request.session_id)
+        pump = loop.create_task(_pump(handle, buffer), name=f"bridge-pump-{request.run_id}")
+        self._pumps.add(pump)
+        pump.add_done_callback(self._pumps.discard)
         future = self.executor.submit(runner.run, handle, request)
         future.add_done_callback(lambda f: loop.call_soon_threadsafe(self._finish, handle, f))
-        return handle
+        return buffer
 
     def _finish(self, handle: RunHandle, future: Future[RunEnd]) -> None:
         try:
@@ -84,23 +97,31 @@ class BridgeService:
         handle.end(end)
         self.runs.remove(handle.run_id)
 
-    async def stream(self, handle: RunHandle) -> AsyncIterator[bytes]:
-        """SSE bytes until run_end; a client that goes away stops the turn."""
-        event_id = 0
-        try:
-            while (batch := await handle.outbox.take(self.settings.keepalive_s)) is not None:
-                if not batch:
-                    yield KEEPALIVE
-                    continue
-                frames = []
-                for event in batch:  # one write for what gathered meanwhile
-                    event_id += 1
-                    frames.append(encode_event(event, event_id))
-                yield b"".join(frames)
-        finally:
-            if not handle.finished:
-                log.info("run %s: client went away, stopping the turn", handle.run_id)
-                handle.abort()
+    def stream(self, buffer: RunBuffer, after: int = 0) -> AsyncIterator[bytes]:
+        """SSE bytes after event `after` until run_end. A client that goes away does not stop
+        the turn: it (or another) follows again with `follow`; only `abort` stops it."""
+        return buffer.read(after, self.settings.keepalive_s)
+
+    def follow(self, run_id: str, after: int) -> AsyncIterator[bytes]:
+        buffer = self.buffers.get(run_id)
+        if buffer is None:
+            raise NotFound(f"run {run_id} is not known to this bridge", code="unknown_run")
+        return self.stream(buffer, after)
+
+    def held_runs(self) -> list[HeldRun]:
+        held = []
+        for buffer in self.buffers.all():
+            handle = self.runs.find(buffer.run_id)
+            waiting = handle is not None and handle.clarify.pending is not None
+            held.append(
+                HeldRun(
+                    run_id=buffer.run_id,
+                    session_id=buffer.session_id,
+                    state=buffer.state(waiting),
+                    last_event_id=buffer.last_event_id,
+                )
+            )
+        return held
 
     def clarify(self, run_id: str, body: ClarifyAnswer) -> Ack:
         handle = self.runs.get(run_id)
@@ -134,3 +155,10 @@ class BridgeService:
         for handle in self.runs.all():
             handle.abort()
         self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+async def _pump(handle: RunHandle, buffer: RunBuffer) -> None:
+    """Move the run's events from its outbox (coalesced) into its buffer, with their ids."""
+    while (batch := await handle.outbox.take(3600.0)) is not None:
+        for event in batch:
+            buffer.append(event)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter
 from pydantic.alias_generators import to_camel
 
 NODE_ID = "agent"
@@ -35,6 +35,17 @@ class EventModel(BaseModel):
         alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True
     )
     EVENT: ClassVar[str]
+    _event_id: int | None = PrivateAttr(default=None)
+
+    @property
+    def event_id(self) -> int | None:
+        """The SSE id it arrived with (the bridge's per-run number); never on the wire."""
+        return self._event_id
+
+    def with_event_id(self, event_id: int | None) -> Self:
+        """Tag the event with the id it arrived with (set once, by the reader)."""
+        self._event_id = event_id
+        return self
 
     def wire(self) -> dict[str, Any]:
         """The JSON body as a dict (for a bus that stores dicts)."""
@@ -233,6 +244,8 @@ class WorkflowError(EventModel):
     message: str
     stopped: bool = False
     partial_text: str | None = None
+    # the answer was cut by a server restart or shutdown (stored INTERRUPTED, text kept)
+    interrupted: bool | None = None
 
 
 class RunEnd(EventModel):
@@ -268,14 +281,16 @@ def workflow_error(
     *,
     stopped: bool = False,
     partial_text: str | None = None,
+    interrupted: bool = False,
 ) -> WorkflowError:
-    """The one place a failure or stop end is built."""
+    """The one place a failure, stop or interruption end is built."""
     return WorkflowError(
         run_id=run_id,
         message_id=message_id,
         message=message or "the run ended",
         stopped=stopped,
         partial_text=partial_text,
+        interrupted=interrupted or None,
     )
 
 
