@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agentchat.chat.tables import ChatMessage, ChatSession
 from agentchat.core.database import Database
-from agentchat.runs.store import STALE_ERROR
+from agentchat.runs.store import LOST_ERROR
 from tests.runs.conftest import Stack, make_stack
 from tests.support.servers import BridgeProcess, start_bridge
 
@@ -43,7 +43,7 @@ def test_a_failing_model_ends_the_run_failed(stack: Stack) -> None:
     assert answer["status"] == "FAILED" and answer["error"]
 
 
-def test_restart_marks_interrupted_answers_failed(
+def test_restart_marks_answers_no_bridge_holds_interrupted(
     tmp_path: Path, database: Database, bridge: BridgeProcess, scripted_url: str
 ) -> None:
     with database.session() as db:
@@ -62,7 +62,7 @@ def test_restart_marks_interrupted_answers_failed(
     stack, close = make_stack(tmp_path, database, bridge, scripted_url)
     try:
         state = stack.get("/api/chat/runs/crashed-run/state")
-        assert state["status"] == "FAILED" and state["error"] == STALE_ERROR
+        assert state["status"] == "INTERRUPTED" and state["error"] == LOST_ERROR
         events = stack.events("crashed-run")
         assert [e.event for e in events] == ["workflow_error"]
     finally:

@@ -21,6 +21,7 @@ class MessageStatus(StrEnum):
     SUCCESS = "SUCCESS"
     FAILED = "FAILED"
     STOPPED = "STOPPED"
+    INTERRUPTED = "INTERRUPTED"  # cut by a server restart or shutdown; its text is kept
     SUMMARY = "SUMMARY"  # a SYSTEM message: the compacted history
     RESET = "RESET"  # a SYSTEM message: the divider a reset puts in the branch
 
@@ -28,7 +29,13 @@ class MessageStatus(StrEnum):
 STATUSES_OF: dict[MessageRole, frozenset[MessageStatus]] = {
     MessageRole.USER: frozenset({MessageStatus.SENT}),
     MessageRole.ASSISTANT: frozenset(
-        {MessageStatus.RUNNING, MessageStatus.SUCCESS, MessageStatus.FAILED, MessageStatus.STOPPED}
+        {
+            MessageStatus.RUNNING,
+            MessageStatus.SUCCESS,
+            MessageStatus.FAILED,
+            MessageStatus.STOPPED,
+            MessageStatus.INTERRUPTED,
+        }
     ),
     MessageRole.SYSTEM: frozenset({MessageStatus.SUMMARY, MessageStatus.RESET}),
 }

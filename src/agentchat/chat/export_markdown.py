@@ -25,6 +25,7 @@ STATUS_WORDS = {
     "SUCCESS": "completed",
     "FAILED": "failed",
     "STOPPED": "stopped",
+    "INTERRUPTED": "interrupted by a server restart",
     "RUNNING": "still running when exported",
 }
 TODO_NOTES = {"in_progress": " _(in progress)_", "cancelled": " _(cancelled)_"}

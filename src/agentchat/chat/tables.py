@@ -83,6 +83,8 @@ class ChatMessage(Base):
     # SYSTEM/SUMMARY message the whole compacted history; sent back to the bridge as history.
     agent_messages: Mapped[str | None] = mapped_column(LongText)
     usage_json: Mapped[str | None] = mapped_column(Text)
+    # A RUNNING answer: the bridge event its stored logs and text reach (the re-attach point)
+    bridge_event_id: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
     completed_at: Mapped[datetime | None] = mapped_column(Timestamp)
 

@@ -32,6 +32,11 @@ class Settings(BaseSettings):
     shutdown_grace_s: float = Field(
         default=10.0, ge=0, description="On SIGTERM, how long runs in flight get to finish"
     )
+    bridge_survives_api: bool | None = Field(
+        default=None,
+        description="Runs still going at shutdown are left in their bridge for the next API "
+        "to re-attach (unset: yes for external bridges)",
+    )
     auth_token: SecretStr | None = None
     secret_key: SecretStr | None = None
     insecure_public: bool = False
@@ -71,6 +76,13 @@ class Settings(BaseSettings):
     @property
     def resolved_hermes_home(self) -> Path:
         return (self.hermes_home or self.data_dir / "hermes-home").resolve()
+
+    @property
+    def bridges_outlive_api(self) -> bool:
+        """Whether a bridge keeps a run going after this API process stops."""
+        if self.bridge_survives_api is not None:
+            return self.bridge_survives_api
+        return bool(self.bridge_urls)
 
     @property
     def bridge_urls(self) -> list[str]:

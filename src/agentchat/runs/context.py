@@ -42,6 +42,12 @@ class ActiveRun:
     events_seen: int = 0
     summary_message_id: int | None = None
     stop_requested: bool = False
+    # Bridge event ids: the last one handled; those up to `stored_upto` are in the database
+    # and those up to `published_upto` on the bus already (a re-attached run replays them).
+    event_id: int = 0
+    stored_upto: int = 0
+    published_upto: int = 0
+    detach: bool = False  # the API shuts down: leave the run going in its bridge
 
     @property
     def run_id(self) -> str:

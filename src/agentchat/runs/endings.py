@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from agentchat.events.contract import TerminalEvent, workflow_complete, workflow_error
-from agentchat.runs.store import STALE_ERROR, RunOutcome
+from agentchat.runs.store import INTERRUPTED, RunOutcome
 
 
 def end_of_outcome(run_id: str, message_id: int, outcome: RunOutcome) -> TerminalEvent:
@@ -17,6 +17,7 @@ def end_of_outcome(run_id: str, message_id: int, outcome: RunOutcome) -> Termina
         outcome.error or "failed",
         stopped=outcome.status == "STOPPED",
         partial_text=outcome.text,
+        interrupted=outcome.status == INTERRUPTED,
     )
 
 
@@ -26,9 +27,16 @@ def end_of_stored(
     """The end of a run the bus has forgotten, read back from its stored answer."""
     if status == "SUCCESS":
         return workflow_complete(run_id, message_id, text or "")
-    return workflow_error(run_id, message_id, error or "the run ended", stopped=status == "STOPPED")
+    return workflow_error(
+        run_id,
+        message_id,
+        error or "the run ended",
+        stopped=status == "STOPPED",
+        interrupted=status == INTERRUPTED,
+    )
 
 
-def end_of_orphan(run_id: str, message_id: int) -> TerminalEvent:
-    """The end of a run whose process died (its answer was just marked FAILED)."""
-    return workflow_error(run_id, message_id, STALE_ERROR)
+def end_of_orphan(run_id: str, message_id: int, error: str) -> TerminalEvent:
+    """The end of a run whose process died and whose bridge no longer has it (its answer was
+    just stored INTERRUPTED with its text)."""
+    return workflow_error(run_id, message_id, error, interrupted=True)

@@ -31,6 +31,7 @@ class LogWriter:
         self._max_delay = max_delay
         self._pending: list[dict[str, Any]] = []
         self._answers: dict[int, list[str]] = {}  # message id -> the run's answer parts
+        self._marks: dict[int, int | None] = {}  # message id -> the bridge event reached
         self._wake = asyncio.Event()
         self._appended = 0
         self._written = 0
@@ -42,7 +43,7 @@ class LogWriter:
         self._checkpoint = (
             update(ChatMessage)
             .where(ChatMessage.id == bindparam("mid"), ChatMessage.status == "RUNNING")
-            .values(content=bindparam("text"))
+            .values(content=bindparam("text"), bridge_event_id=bindparam("eid"))
         )
 
     def append(
@@ -65,12 +66,14 @@ class LogWriter:
         self._appended += 1
         self._poke(full=len(self._pending) >= self._max_rows)
 
-    def checkpoint(self, message_id: int, parts: list[str]) -> None:
-        """Store the answer's text so far (the parts joined) with the next batch, while the
-        answer is RUNNING; the list is read at write time, so one call per run is enough."""
+    def checkpoint(self, message_id: int, parts: list[str], event_id: int | None = None) -> None:
+        """Store the answer's text so far (the parts joined) and the bridge event id the run
+        reached with the next batch, while the answer is RUNNING. Called after every event
+        of the run, so the rows, the text and the id written together always agree."""
         if message_id not in self._answers:
             self._appended += 1
         self._answers[message_id] = parts
+        self._marks[message_id] = event_id
         self._poke(full=False)
 
     def _poke(self, full: bool) -> None:
@@ -108,7 +111,11 @@ class LogWriter:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout=self._max_delay)
             batch, self._pending = self._pending, []
-            answers = [{"mid": m, "text": "".join(p)} for m, p in self._answers.items()]
+            marks, self._marks = self._marks, {}
+            answers = [
+                {"mid": m, "text": "".join(p), "eid": marks.get(m)}
+                for m, p in self._answers.items()
+            ]
             self._answers = {}
             try:
                 await anyio.to_thread.run_sync(self._write, batch, answers)

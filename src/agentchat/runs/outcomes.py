@@ -6,7 +6,7 @@ from agentchat.core.redact import redact, redact_value
 from agentchat.events.contract import RunEnd
 from agentchat.runs.context import ActiveRun
 from agentchat.runs.history import compact_turn
-from agentchat.runs.store import RunOutcome
+from agentchat.runs.store import INTERRUPTED, RunOutcome
 
 STOPPED_BY_USER = "Stopped by the user."
 
@@ -29,11 +29,20 @@ def failure(run: ActiveRun, error: str) -> RunOutcome:
 
 def stopped(run: ActiveRun) -> RunOutcome:
     """A run cancelled after the user's stop: the question and the text streamed so far."""
+    return _cut(run, "STOPPED", STOPPED_BY_USER)
+
+
+def interrupted(run: ActiveRun, error: str) -> RunOutcome:
+    """A run cut by the server's shutdown: the question and the text streamed so far."""
+    return _cut(run, INTERRUPTED, error)
+
+
+def _cut(run: ActiveRun, status: str, error: str) -> RunOutcome:
     text = "".join(run.answer)
     turn = [{"role": "user", "content": run.plan.user_text}]
     if text:
         turn.append({"role": "assistant", "content": text})
-    return RunOutcome("STOPPED", text, STOPPED_BY_USER, None, turn, False)
+    return RunOutcome(status, text, error, None, turn, False)
 
 
 def storable(run: ActiveRun, outcome: RunOutcome) -> RunOutcome:

@@ -34,6 +34,14 @@ class RunOwners:
         self._mine.add(run_id)
         await self._redis.set(self.key(run_id), self.token, px=self._ttl_ms)
 
+    async def adopt(self, run_id: str) -> bool:
+        """Take a run whose owner died (re-attaching it); False when another process took it
+        first."""
+        taken = await self._redis.set(self.key(run_id), self.token, px=self._ttl_ms, nx=True)
+        if taken:
+            self._mine.add(run_id)
+        return bool(taken)
+
     async def release(self, run_id: str) -> None:
         self._mine.discard(run_id)
         await self._redis.delete(self.key(run_id))

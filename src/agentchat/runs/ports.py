@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any, Protocol
 
+from agentchat.bridge.client import HeldRun
 from agentchat.events.contract import BridgeEvent
 
 
@@ -17,9 +18,16 @@ class Bridge(Protocol):
     def base_url(self) -> str: ...
 
     def run(self, request: dict[str, Any]) -> AsyncGenerator[BridgeEvent, None]:
-        """One turn's typed events in order, `RunEnd` last; closing the generator early
-        stops the turn."""
+        """One turn's typed events in order, `RunEnd` last, each tagged with its bridge event
+        id; closing the generator early leaves the turn going (`abort` stops it)."""
         ...
+
+    def follow(self, run_id: str, after: int = 0) -> AsyncGenerator[BridgeEvent, None]:
+        """The events of a run the bridge holds after bridge event id `after`, then live
+        ones, `RunEnd` last (`BridgeUnavailable` 404 when it holds none)."""
+        ...
+
+    async def runs(self) -> list[HeldRun]: ...
 
     async def abort(self, run_id: str) -> None: ...
 

@@ -4,6 +4,8 @@ compactions to a SUMMARY message."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
@@ -28,6 +30,15 @@ class RunPublisher:
         self.ctx = ctx
 
     async def on_event(self, run: ActiveRun, event: NodeEvent | ContextCompacted) -> None:
+        """Handle one bridge event: an event a re-attached run replays is only counted (it is
+        stored already) and published if the bus lacks it, so every event keeps its API id."""
+        event_id = event.event_id
+        if event_id is not None:
+            if event_id <= run.event_id:
+                return  # seen already (a stream followed again overlaps)
+            run.event_id = event_id
+        stored = event_id is not None and event_id <= run.stored_upto
+        publish = event_id is None or event_id > run.published_upto
         run.events_seen += 1
         body = event.wire()  # one dump per event: scrubbed, then published as is
         if run.secrets:
@@ -35,21 +46,39 @@ class RunPublisher:
             if clean != body:
                 event, body = type(event).model_validate(clean), clean
         if isinstance(event, ContextCompacted):
-            await self._on_compacted(run, event.summary)
+            await self._on_compacted(run, event.summary, stored, publish)
+            if not stored:
+                self.ctx.log_writer.checkpoint(run.plan.message_id, run.answer, event_id)
             return
+        self._record(run, event, body, event_id, stored)
+        if isinstance(event, ClarifyRequest) and not stored:
+            await self._record_clarify(run, event.meta)
+        if publish:
+            # what `event.for_run(run_id).wire()` gives, without copying the model per token
+            body.update(runId=run.run_id, nodeId=NODE_ID)  # the log writer took its fields
+            await self.ctx.bus.publish(run.run_id, event.EVENT, body)
+
+    def _record(
+        self,
+        run: ActiveRun,
+        event: NodeEvent,
+        body: dict[str, Any],
+        event_id: int | None,
+        stored: bool,
+    ) -> None:
+        """The answer text and the log line of one event (one line per non-answer event, in
+        order: the same seq on a replay); unless `stored` already, both are written with the
+        bridge event id they reach."""
         if isinstance(event, Interim):  # it streamed as answer text: it was not the answer
             run.answer.clear()
         if isinstance(event, AnswerDelta):
             run.answer.append(event.content)
-            self.ctx.log_writer.checkpoint(run.plan.message_id, run.answer)
         else:
-            self.ctx.log_writer.append(run.plan.message_id, run.seq, event, body)
+            if not stored:
+                self.ctx.log_writer.append(run.plan.message_id, run.seq, event, body)
             run.seq += 1
-            if isinstance(event, ClarifyRequest):
-                await self._record_clarify(run, event.meta)
-        # what `event.for_run(run_id).wire()` gives, without copying the model per token
-        body.update(runId=run.run_id, nodeId=NODE_ID)  # the log writer took its fields already
-        await self.ctx.bus.publish(run.run_id, event.EVENT, body)
+        if not stored:
+            self.ctx.log_writer.checkpoint(run.plan.message_id, run.answer, event_id)
 
     async def publish_end(self, run: ActiveRun, outcome: RunOutcome) -> None:
         await self.ctx.publish(run.run_id, end_of_outcome(run.run_id, run.plan.message_id, outcome))
@@ -61,7 +90,18 @@ class RunPublisher:
             )
         )
 
-    async def _on_compacted(self, run: ActiveRun, summary: str) -> None:
+    async def _on_compacted(
+        self, run: ActiveRun, summary: str, stored: bool, publish: bool
+    ) -> None:
+        if not stored:
+            await self._store_summary(run, summary)
+        if publish:
+            event = ContextCompacted(
+                run_id=run.run_id, summary=summary, summary_message_id=run.summary_message_id
+            )
+            await self.ctx.publish(run.run_id, event)
+
+    async def _store_summary(self, run: ActiveRun, summary: str) -> None:
         if run.summary_message_id is None:
             run.summary_message_id = await self.ctx.in_thread(
                 lambda db: store.add_summary(db, run.plan.message_id, summary)
@@ -73,7 +113,3 @@ class RunPublisher:
                 tree.get_message(db, summary_id).content = summary
 
             await self.ctx.in_thread(update)
-        event = ContextCompacted(
-            run_id=run.run_id, summary=summary, summary_message_id=run.summary_message_id
-        )
-        await self.ctx.publish(run.run_id, event)

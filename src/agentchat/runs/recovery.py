@@ -1,38 +1,46 @@
-"""Recovery: answers left RUNNING by a process that died become FAILED, and their streams end
-with the one `workflow_error`."""
+"""Recovery: answers left RUNNING by a process that stopped are re-attached to their run in
+the bridge that still holds it; those no bridge holds become INTERRUPTED (their text kept) and
+their streams end with the one `workflow_error`. At shutdown, runs in flight get a grace, then
+are left going in their bridges (when those outlive the API) or stored INTERRUPTED."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from agentchat.events.model import RunFinished, UnknownRun
-from agentchat.runs import store
-from agentchat.runs.context import RunContext
+from agentchat.runs import reattach, store
+from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.endings import end_of_orphan
+from agentchat.runs.ports import Bridge
 
 log = logging.getLogger(__name__)
 
+Follow = Callable[[ActiveRun, Bridge], Coroutine[Any, Any, None]]
+
 
 class Recovery:
-    def __init__(self, ctx: RunContext) -> None:
+    def __init__(self, ctx: RunContext, follow: Follow) -> None:
         self.ctx = ctx
+        self._follow = follow
 
     async def recover(self) -> list[str]:
-        """Answers left RUNNING by a crash become FAILED with a clear error (one process: at
-        start-up every RUNNING answer is an orphan)."""
-        return await self.ctx.in_thread(lambda db: store.fail_stale_runs(db))
+        """At start-up every RUNNING answer lost its process: re-attach or interrupt it.
+        Returns the runs stored INTERRUPTED."""
+        return await self.sweep_orphans()
 
     async def settle(self) -> None:
-        """The sweeper's round: ends whose write failed are written again, then orphans go."""
+        """The sweeper's round: ends whose write failed are written again, then orphans."""
         await self.ctx.final_writes.settle()
         await self.sweep_orphans()
 
     async def sweep_orphans(self, only: list[str] | None = None) -> list[str]:
-        """RUNNING answers nobody drives become FAILED (their checkpointed text kept), and
-        their streams end with a `workflow_error`. One process: those it does not drive;
-        several processes: those whose owner key is gone (their process died)."""
+        """RUNNING answers nobody drives (one process: those it does not drive; several: those
+        whose owner key is gone) are re-attached when a bridge holds their run, else stored
+        INTERRUPTED with their checkpointed text. Returns the runs interrupted."""
         ctx = self.ctx
         running = await ctx.in_thread(store.running_runs)
         suspects = [
@@ -49,24 +57,67 @@ class Recovery:
         orphans = [r for r in suspects if r not in alive]
         if not orphans:
             return []
-        failed = await self.ctx.in_thread(lambda db: store.fail_stale_runs(db, orphans))
-        for run_id in failed:
-            await self._end_orphan(run_id, running[run_id])
-        if failed:
-            log.warning("ended %d answers whose process stopped: %s", len(failed), failed)
-        return failed
+        held = await reattach.held_runs(ctx.bridges)
+        lost = [r for r in orphans if r not in held or not await self._reattach(r, held[r])]
+        return await self._interrupt(lost)
 
-    async def _end_orphan(self, run_id: str, message_id: int) -> None:
-        with contextlib.suppress(UnknownRun, RunFinished):
-            await self.ctx.publish(run_id, end_of_orphan(run_id, message_id))
+    async def _reattach(self, run_id: str, client: Bridge) -> bool:
+        """Drive the run again, following its bridge; False when it cannot be."""
+        ctx = self.ctx
+        if ctx.owners is not None and not await ctx.owners.adopt(run_id):
+            return True  # another process re-attached it first
+        try:
+            run = await ctx.in_thread(lambda db: reattach.load_run(db, run_id, ctx.settings))
+            if run is None:
+                await ctx.release(run_id)
+                return True  # it ended meanwhile
+            await self._open_on_bus(run)
+        except Exception:
+            log.exception("could not re-attach run %s", run_id)
+            await ctx.release(run_id)
+            return False
+        ctx.active[run_id] = run
+        run.task = asyncio.create_task(self._follow(run, client), name=f"run-{run_id}")
+        log.info("re-attached run %s at bridge event %d", run_id, run.stored_upto)
+        return True
+
+    async def _open_on_bus(self, run: ActiveRun) -> None:
+        """The bus replays the run's events with the ids the page saw: a bus that kept them
+        (Redis) is not given them twice; one that lost them gets them again from the bridge."""
+        bus, plan = self.ctx.bus, run.plan
+        if await bus.is_known(run.run_id):
+            run.published_upto = len(await bus.history(run.run_id))
+        else:
+            await bus.register(
+                run.run_id, {"sessionId": plan.session_id, "messageId": plan.message_id}
+            )
+
+    async def _interrupt(self, run_ids: list[str]) -> list[str]:
+        if not run_ids:
+            return []
+        error = store.LOST_ERROR
+        ended = await self.ctx.in_thread(lambda db: store.interrupt_runs(db, run_ids, error))
+        for run_id, message_id in ended.items():
+            with contextlib.suppress(UnknownRun, RunFinished):
+                await self.ctx.publish(run_id, end_of_orphan(run_id, message_id, error))
+        if ended:
+            log.warning(
+                "stored %d answers their bridges lost as interrupted: %s", len(ended), list(ended)
+            )
+        return list(ended)
 
     async def shutdown(self, grace_s: float = 0.0) -> None:
-        """Runs in flight get `grace_s` to finish; the rest are cancelled (each stores its
-        end, with its text, as interrupted) and the logs flushed."""
-        tasks = [r.task for r in self.ctx.active.values() if r.task is not None]
+        """Runs in flight get `grace_s` to finish. Those still going are then left to their
+        bridges when the bridges outlive this process (logs and text flushed, rows RUNNING
+        for the next process to re-attach), else cut and stored INTERRUPTED with their text."""
+        runs = [r for r in self.ctx.active.values() if r.task is not None]
+        tasks = [r.task for r in runs if r.task is not None]
         if tasks and grace_s > 0:
             log.info("waiting up to %.0f s for %d runs to finish", grace_s, len(tasks))
             await asyncio.wait(tasks, timeout=grace_s)
+        detach = self.ctx.settings.bridges_outlive_api
+        for run in runs:
+            run.detach = detach
         for task in tasks:
             task.cancel()
         for task in tasks:

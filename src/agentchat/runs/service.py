@@ -4,7 +4,9 @@
 - `driver` — drives one run on the bridges; `publisher` puts its events on the bus and the log
   writer; `outcomes` and `endings` say how it ended and build its one terminal event;
 - `control` — stop, clarify answers (resume), reset; `snapshots` — `/state`;
-- `recovery` — orphans of dead processes, shutdown; `memory_proxy` — the agent's memory.
+- `recovery` — runs of stopped processes (re-attached in their bridge, or interrupted),
+  shutdown (runs left to their bridges); `reattach` — rebuilds such a run; `memory_proxy` —
+  the agent's memory.
 
 One event travels one way: bridge → BridgeClient → driver/publisher → bus → {SSE route}; log
 lines go to the batched LogWriter, the end of the run to the message row. No room holds a
@@ -52,7 +54,7 @@ class RunService:
         self.ctx = RunContext(database, bus, bridges, log_writer, settings, owners)
         self.driver = RunDriver(self.ctx, RunPublisher(self.ctx))
         self.launcher = Launcher(self.ctx, self.driver.drive)
-        self.recovery = Recovery(self.ctx)
+        self.recovery = Recovery(self.ctx, self.driver.drive_attached)
         self.control = RunControl(self.ctx, self.recovery.sweep_orphans)
         self.memory_proxy = MemoryProxy(self.ctx)
 

@@ -17,6 +17,12 @@ from agentchat.core.errors import Conflict, Invalid, NotFound, TooManyRequests
 from agentchat.runs.history import history_for
 
 STALE_ERROR = "The server stopped while this answer was being written; regenerate to try again."
+INTERRUPTED = "INTERRUPTED"
+SHUTDOWN_ERROR = "The server was shut down during this answer; the text so far is kept."
+LOST_ERROR = (
+    "The server restarted during this answer and the agent service no longer had it; "
+    "the text so far is kept."
+)
 # PostgreSQL advisory lock id ("agch") that serialises run starts across API processes.
 START_LOCK_ID = 0x61676368
 
@@ -128,6 +134,12 @@ def _has_children(db: Session, message_id: int) -> bool:
 def mark_pause(
     db: Session, run_id: str, clarify_id: str, question: str, choices: list[str]
 ) -> None:
+    """A pending clarify row (once: a re-attached run may play its request again)."""
+    known = select(WorkflowPause.id).where(
+        WorkflowPause.run_id == run_id, WorkflowPause.clarify_id == clarify_id
+    )
+    if db.scalar(known.limit(1)) is not None:
+        return
     db.add(
         WorkflowPause(
             run_id=run_id,
@@ -200,7 +212,7 @@ def add_summary(db: Session, message_id: int, summary: str) -> int:
 
 @dataclass(frozen=True)
 class RunOutcome:
-    status: str  # SUCCESS | FAILED | STOPPED
+    status: str  # SUCCESS | FAILED | STOPPED | INTERRUPTED
     text: str
     error: str | None
     usage: dict[str, Any] | None
@@ -255,3 +267,38 @@ def fail_stale_runs(db: Session, run_ids: list[str] | None = None) -> list[str]:
         close_pauses(db, message.run_id or "")
         failed.append(message.run_id or "")
     return failed
+
+
+def interrupt_runs(db: Session, run_ids: list[str], error: str) -> dict[str, int]:
+    """Store RUNNING answers of these runs INTERRUPTED, their checkpointed text kept; their
+    pending clarify questions close. Run id → message id of those it ended."""
+    if not run_ids:
+        return {}
+    stmt = (
+        select(ChatMessage)
+        .where(
+            ChatMessage.role == "ASSISTANT",
+            ChatMessage.status == "RUNNING",
+            ChatMessage.run_id.in_(run_ids),
+        )
+        .with_for_update()
+    )
+    ended = {}
+    for message in db.scalars(stmt):
+        message.status = INTERRUPTED
+        message.error = error
+        message.completed_at = utcnow()
+        close_pauses(db, message.run_id or "")
+        touch_session(db, message.session_id)
+        ended[message.run_id or ""] = message.id
+    return ended
+
+
+def summary_of(db: Session, message_id: int) -> int | None:
+    """The SUMMARY message a running answer's compaction put under it, if any."""
+    stmt = select(ChatMessage.id).where(
+        ChatMessage.parent_id == message_id,
+        ChatMessage.role == "SYSTEM",
+        ChatMessage.status == "SUMMARY",
+    )
+    return db.scalar(stmt.order_by(ChatMessage.id.desc()).limit(1))

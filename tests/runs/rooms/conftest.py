@@ -55,6 +55,7 @@ async def rooms(database: Database, settings: Settings) -> AsyncIterator[Rooms]:
     bus = MemoryEventBus()
     bridges = FakeBridges([FakeBridge()])
     service = RunService(database, bus, bridges, LogWriter(database), settings)
+    service.driver.follow_backoff_s = 0.0  # a broken stream is followed again at once
     yield Rooms(service, bus, bridges, database, session_id)
     await service.shutdown()
     await bus.close()

@@ -8,7 +8,7 @@ from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentchat.bridge.client import BridgeUnavailable
+from agentchat.bridge.client import BridgeUnavailable, HeldRun
 from agentchat.events.contract import NODE_EVENT, BridgeEvent, ClarifyAnswered, RunEnd
 
 
@@ -62,11 +62,20 @@ class FakeBridge:
     clarified: list[tuple[str, str, str]] = field(default_factory=list)
     resets: list[str] = field(default_factory=list)
     memory_error: BridgeUnavailable | None = None
+    # what each run emitted, ids 1, 2, 3… (the real bridge's buffer; `follow` replays it)
+    emitted: dict[str, list[BridgeEvent]] = field(default_factory=dict)
+    broken: BridgeUnavailable | None = None  # a `Fail` step happened: the bridge is gone
     _abort: asyncio.Event = field(default_factory=asyncio.Event)
     _answers: dict[str, asyncio.Future[str]] = field(default_factory=dict)
 
     async def run(self, request: dict[str, Any]) -> AsyncGenerator[BridgeEvent, None]:
         self.requests.append(request)
+        log = self.emitted.setdefault(str(request.get("runId", "")), [])
+        async for event in self._play():
+            log.append(event.with_event_id(len(log) + 1))
+            yield event
+
+    async def _play(self) -> AsyncGenerator[BridgeEvent, None]:
         streamed: list[str] = []
         for step in self.script:
             if isinstance(step, Emit):
@@ -82,10 +91,34 @@ class FakeBridge:
                 yield RunEnd(status="stopped", final_text="".join(streamed))
                 return
             elif isinstance(step, Fail):
+                self.broken = step.error
                 raise step.error
             else:
                 await asyncio.Event().wait()
         yield self.result
+
+    async def follow(self, run_id: str, after: int = 0) -> AsyncGenerator[BridgeEvent, None]:
+        """What the run emitted after `after` (a run that has not ended waits for abort)."""
+        if self.broken is not None:
+            raise self.broken
+        log = self.emitted.get(run_id)
+        if log is None:
+            raise BridgeUnavailable("unknown run", status_code=404, code="unknown_run")
+        for event in log[after:]:
+            yield event
+        if not log or not isinstance(log[-1], RunEnd):
+            await self._abort.wait()
+            yield RunEnd(status="stopped").with_event_id(len(log) + 1)
+
+    async def runs(self) -> list[HeldRun]:
+        if self.broken is not None:
+            raise self.broken
+        return [
+            HeldRun(
+                run_id, "", "ended" if log and isinstance(log[-1], RunEnd) else "running", len(log)
+            )
+            for run_id, log in self.emitted.items()
+        ]
 
     def _answer_for(self, clarify_id: str) -> asyncio.Future[str]:
         return self._answers.setdefault(clarify_id, asyncio.get_running_loop().create_future())

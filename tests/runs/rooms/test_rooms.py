@@ -4,7 +4,8 @@ recovery, each in milliseconds."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 from fastapi import FastAPI
@@ -13,11 +14,14 @@ from agentchat.bridge.client import BridgeUnavailable
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, WorkflowPause
 from agentchat.core.database import write_slot_held
 from agentchat.core.errors import BadGateway, Conflict
+from agentchat.core.settings import Settings
 from agentchat.events.contract import RunEnd, ToolCallMeta, ToolResultMeta
 from agentchat.events.memory import MemoryEventBus
 from agentchat.runs import store
 from agentchat.runs.driver import INTERRUPTED_ERROR
+from agentchat.runs.log_writer import LogWriter
 from agentchat.runs.schemas import RunStart
+from agentchat.runs.service import RunService
 from tests.runs.rooms.conftest import WAIT_S, Rooms
 from tests.runs.rooms.fake_bridge import (
     Emit,
@@ -229,11 +233,11 @@ async def test_an_unreachable_bridge_moves_the_run_to_the_next_one(rooms: Rooms)
     assert rooms.bridges.up == ["fake://bridge-1"]
 
 
-async def test_a_failed_final_write_still_ends_the_stream_and_recovery_fails_the_answer(
-    rooms: Rooms, monkeypatch: pytest.MonkeyPatch
+async def test_a_failed_final_write_still_ends_the_stream_and_a_restart_settles_it(
+    rooms: Rooms, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """As it behaves today: the end is published (the page stops waiting), the row stays
-    RUNNING, and start-up recovery (or the sweeper) then marks it FAILED."""
+    """The end is published (the page stops waiting) while the row stays RUNNING; the process
+    that starts next re-attaches to the run its bridge still holds and stores its end."""
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("disk full")
@@ -249,9 +253,47 @@ async def test_a_failed_final_write_still_ends_the_stream_and_recovery_fails_the
     assert _message(rooms, started.run_id).status == "RUNNING"
     assert _log_kinds(rooms, started.message_id) == [(0, "thinking")]  # flushed before
     monkeypatch.undo()
-    assert await rooms.service.recover() == [started.run_id]
+    async with _next_process(rooms, settings) as (service, bus):
+        assert await service.recover() == []
+        replayed = [e async for e in bus.subscribe(started.run_id)]
+    assert [(e.id, e.event) for e in replayed] == [(e.id, e.event) for e in events]
     message = _message(rooms, started.run_id)
-    assert (message.status, message.error) == ("FAILED", store.STALE_ERROR)
+    assert (message.status, message.content) == ("SUCCESS", "done")
+    assert _log_kinds(rooms, started.message_id) == [(0, "thinking")]  # not stored twice
+
+
+async def test_a_run_its_bridge_no_longer_holds_is_interrupted_at_start_up(
+    rooms: Rooms, settings: Settings
+) -> None:
+    survive = settings.model_copy(update={"bridge_survives_api": True})
+    rooms.service.ctx.settings = survive
+    rooms.bridge.script = [Emit("answer_delta", "kept"), Hang()]
+    started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
+    await _until(lambda: _has_event(rooms, started.run_id, 1), "the first event")
+    await rooms.service.shutdown()
+    rooms.bridge.emitted.clear()  # the bridge died with the API
+    async with _next_process(rooms, settings) as (service, _bus):
+        assert await service.recover() == [started.run_id]
+    message = _message(rooms, started.run_id)
+    assert (message.status, message.content, message.error) == (
+        "INTERRUPTED",
+        "kept",
+        store.LOST_ERROR,
+    )
+
+
+@contextlib.asynccontextmanager
+async def _next_process(
+    rooms: Rooms, settings: Settings
+) -> AsyncIterator[tuple[RunService, MemoryEventBus]]:
+    """A run service as the next API process has it: same database and bridges, a new bus."""
+    bus = MemoryEventBus()
+    service = RunService(rooms.database, bus, rooms.bridges, LogWriter(rooms.database), settings)
+    try:
+        yield service, bus
+    finally:
+        await service.shutdown()
+        await bus.close()
 
 
 async def test_one_run_per_session(rooms: Rooms) -> None:
@@ -283,15 +325,48 @@ async def test_regenerate_answers_the_same_question_again(rooms: Rooms) -> None:
         )
 
 
-async def test_shutdown_stores_a_running_answer_as_failed(rooms: Rooms) -> None:
+async def test_shutdown_stores_a_running_answer_as_interrupted(rooms: Rooms) -> None:
+    """A bridge that does not outlive the API (the local one): the run is cut, its text kept."""
     rooms.bridge.script = [Emit("answer_delta", "kept"), Hang()]
     started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
     await _until(lambda: _has_event(rooms, started.run_id, 1), "the first event")
     await rooms.service.shutdown()
     message = _message(rooms, started.run_id)
-    assert (message.status, message.content) == ("FAILED", "kept")
+    assert (message.status, message.content) == ("INTERRUPTED", "kept")
+    assert rooms.bridge.aborted == [started.run_id]
     events = await rooms.events(started.run_id)
     assert events[-1].data["message"] == INTERRUPTED_ERROR
+    assert events[-1].data["interrupted"] is True
+
+
+async def test_shutdown_leaves_the_run_to_a_bridge_that_outlives_the_api(
+    rooms: Rooms, settings: Settings
+) -> None:
+    rooms.service.ctx.settings = settings.model_copy(update={"bridge_survives_api": True})
+    rooms.bridge.script = [
+        Emit("thinking", "t"),
+        Emit("answer_delta", "kept"),
+        Emit("clarify_request", "", None, {"clarifyId": "c1", "question": "Which?"}),
+        Hang(),
+    ]
+    started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
+    await _until(lambda: _has_event(rooms, started.run_id, 3), "the clarify request")
+    await rooms.service.shutdown()
+
+    message = _message(rooms, started.run_id)
+    assert (message.status, message.content, message.bridge_event_id) == ("RUNNING", "kept", 3)
+    assert rooms.bridge.aborted == []
+    async with _next_process(rooms, settings) as (service, bus):
+        assert await service.recover() == []
+        assert service.active_run_ids() == [started.run_id]
+        state = await service.state(started.run_id)
+        assert state.pending_clarify is not None and state.pending_clarify.clarify_id == "c1"
+        await service.stop(started.run_id)
+        replayed = [e async for e in bus.subscribe(started.run_id)]
+    assert [e.id for e in replayed] == [1, 2, 3, 4]
+    assert replayed[1].data["content"] == "kept" and replayed[-1].data["stopped"] is True
+    assert _log_kinds(rooms, started.message_id) == [(0, "thinking"), (1, "clarify_request")]
+    assert _message(rooms, started.run_id).status == "STOPPED"
 
 
 async def test_reset_gives_the_session_a_new_agent_session(rooms: Rooms) -> None:

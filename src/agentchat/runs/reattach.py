@@ -1,0 +1,71 @@
+"""Re-attaching: a RUNNING answer nobody drives whose bridge still holds its run (the API
+restarted; the turn went on in the bridge) gets a driver again, rebuilt from its rows."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from agentchat.bridge.client import BridgeUnavailable
+from agentchat.chat import tree
+from agentchat.chat.sessions import get_session
+from agentchat.chat.tables import ChatMessage
+from agentchat.core.errors import AppError
+from agentchat.core.settings import Settings
+from agentchat.models.service import resolve_model
+from agentchat.models.wire import bridge_model
+from agentchat.runs import store
+from agentchat.runs.context import ActiveRun
+from agentchat.runs.ports import Bridge, Bridges
+
+log = logging.getLogger(__name__)
+
+
+async def held_runs(bridges: Bridges) -> dict[str, Bridge]:
+    """Run id → the bridge that holds it, over every bridge that answers."""
+    held: dict[str, Bridge] = {}
+    for client in bridges.candidates(""):
+        try:
+            runs = await client.runs()
+        except BridgeUnavailable as exc:
+            log.warning("bridge %s did not list its runs: %s", client.base_url, exc)
+            continue
+        for run in runs:
+            held.setdefault(run.run_id, client)
+    return held
+
+
+def load_run(db: Session, run_id: str, settings: Settings) -> ActiveRun | None:
+    """The run as its first driver had it, from its rows; None once it is not RUNNING."""
+    message = store.message_for_run(db, run_id)
+    if message.status != "RUNNING" or message.parent_id is None:
+        return None
+    user = tree.get_message(db, message.parent_id)
+    chat = get_session(db, message.session_id)
+    plan = store.RunPlan(
+        run_id=run_id,
+        session_id=message.session_id,
+        message_id=message.id,
+        user_message_id=user.id,
+        user_text=user.content,
+        history=[],
+        hermes_session=chat.hermes_session or "",
+        model_id=message.model_id,
+        skill_folder=message.skill_folder,
+    )
+    run = ActiveRun(
+        plan=plan, request={"runId": run_id, "model": _model_wire(db, message, settings)}
+    )
+    run.stored_upto = message.bridge_event_id or 0
+    run.summary_message_id = store.summary_of(db, message.id)
+    return run
+
+
+def _model_wire(db: Session, message: ChatMessage, settings: Settings) -> dict[str, Any]:
+    """The model as the run sent it: its keys are scrubbed from what it publishes."""
+    try:
+        return bridge_model(resolve_model(db, message.model_id, settings))
+    except AppError:
+        return {}
