@@ -49,6 +49,11 @@ describe('replay', () => {
     expect([s.status, s.error]).toEqual(['FAILED', 'HTTP 400'])
   })
 
+  it('keeps an INTERRUPTED message ended, with its text and error', () => {
+    const s = buildReplayState(message(3, { role: 'ASSISTANT', status: 'INTERRUPTED', error: 'restarted', content: 'so far' }))
+    expect([s.status, s.error, s.answer]).toEqual(['INTERRUPTED', 'restarted', 'so far'])
+  })
+
   it('leaves a RUNNING message running with its pending clarify', () => {
     const s = buildReplayState(message(3, { role: 'ASSISTANT', status: 'RUNNING', logs: logs.slice(0, 6) }))
     expect(s.status).toBe('RUNNING')

@@ -161,6 +161,13 @@ describe('runRegistry', () => {
     expect(heard).toEqual(['a:workflow_error'])
   })
 
+  it('ends a run from an INTERRUPTED snapshot as interrupted', () => {
+    const { registry } = make()
+    registry.track('a', { sessionId: 1 })
+    registry.applySnapshot('a', snapshot('a', 'INTERRUPTED', { error: 'restarted', eventCount: 4 }))
+    expect(registry.getState('a')).toMatchObject({ status: 'INTERRUPTED', error: 'restarted', lastEventId: 4 })
+  })
+
   it('reports a lost run as ended and finds the live run of a session', () => {
     const { registry } = make()
     registry.track('old', { sessionId: 1 })

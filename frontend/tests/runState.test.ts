@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { RunEvent } from '@/lib/runState'
-import { applyEvent, durationSeconds, emptyRunState, parseTodos, type RunState } from '@/lib/runState'
+import { applyEvent, durationSeconds, emptyRunState, isTerminal, parseTodos, type RunState } from '@/lib/runState'
 
 let nextId = 1
 function ns(kind: string, content = '', extra: Record<string, unknown> = {}): RunEvent {
@@ -143,6 +143,13 @@ describe('applyEvent', () => {
     expect([failed.status, failed.error]).toEqual(['FAILED', 'boom'])
     const stopped = applyEvent(emptyRunState(), { id: 1, event: 'workflow_error', data: { message: 'stopped', stopped: true } } as RunEvent, 5)
     expect(stopped.status).toBe('STOPPED')
+  })
+
+  it('marks an answer the server restart cut as interrupted, its text kept', () => {
+    const streamed = applyEvent(emptyRunState(), { id: 1, event: 'node_stream', data: { kind: 'answer_delta', content: 'so far' } } as RunEvent, 5)
+    const cut = applyEvent(streamed, { id: 2, event: 'workflow_error', data: { message: 'restarted', interrupted: true } } as RunEvent, 6)
+    expect([cut.status, cut.answer, cut.error]).toEqual(['INTERRUPTED', 'so far', 'restarted'])
+    expect(isTerminal(cut.status)).toBe(true)
   })
 
   it('ignores duplicates: an id at or below lastEventId changes nothing', () => {

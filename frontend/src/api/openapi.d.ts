@@ -902,7 +902,7 @@ export interface components {
          * MessageStatus
          * @enum {string}
          */
-        MessageStatus: "SENT" | "RUNNING" | "SUCCESS" | "FAILED" | "STOPPED" | "SUMMARY" | "RESET";
+        MessageStatus: "SENT" | "RUNNING" | "SUCCESS" | "FAILED" | "STOPPED" | "INTERRUPTED" | "SUMMARY" | "RESET";
         /**
          * ModelCreate
          * @description baseUrl may be omitted for the named providers (their public endpoint is used).
@@ -1626,6 +1626,8 @@ export interface components {
             stopped?: boolean;
             /** Partialtext */
             partialText?: string | null;
+            /** Interrupted */
+            interrupted?: boolean | null;
         } & {
             [key: string]: unknown;
         };

@@ -19,7 +19,7 @@ import { annotateRun, type RunStep } from './steps'
 
 export type { PendingClarify }
 
-export type RunStatus = 'RUNNING' | 'SUCCESS' | 'FAILED' | 'STOPPED'
+export type RunStatus = 'RUNNING' | 'SUCCESS' | 'FAILED' | 'STOPPED' | 'INTERRUPTED'
 
 interface StreamEvent<E extends string, D> {
   /** The SSE id (null for events the page makes up itself). */
@@ -137,7 +137,7 @@ export function emptyRunState(runId: string | null = null, startedAt: number | n
 export const TERMINAL_EVENTS = new Set(['workflow_complete', 'workflow_error'])
 
 export function isTerminal(status: string): status is Exclude<RunStatus, 'RUNNING'> {
-  return status === 'SUCCESS' || status === 'FAILED' || status === 'STOPPED'
+  return status === 'SUCCESS' || status === 'FAILED' || status === 'STOPPED' || status === 'INTERRUPTED'
 }
 
 function str(value: unknown): string {
@@ -300,7 +300,7 @@ export function applyEvent(s: RunState, ev: RunEvent, at: number | null = null):
       return { ...finish(started, 'SUCCESS', at), answer: data.finalText ?? started.answer, usage: data.usage ?? started.usage }
     }
     case 'workflow_error': {
-      const status: RunStatus = ev.data.stopped ? 'STOPPED' : 'FAILED'
+      const status: RunStatus = ev.data.stopped ? 'STOPPED' : ev.data.interrupted ? 'INTERRUPTED' : 'FAILED'
       return { ...finish(started, status, at), error: ev.data.message || null }
     }
     default:

@@ -91,7 +91,7 @@ export function createRunRegistry(o: RunRegistryOptions) {
     const event: RunEvent =
       status === 'SUCCESS'
         ? { id: null, event: 'workflow_complete', data: { ...base, finalText: snapshot.finalText ?? entry.state.answer } }
-        : { id: null, event: 'workflow_error', data: { ...base, message: snapshot.error ?? '', stopped: status === 'STOPPED' } }
+        : { id: null, event: 'workflow_error', data: { ...base, message: snapshot.error ?? '', stopped: status === 'STOPPED', interrupted: status === 'INTERRUPTED' } }
     entry.state = { ...entry.state, lastEventId: Math.max(entry.state.lastEventId, snapshot.eventCount) }
     apply(entry, event)
   }
