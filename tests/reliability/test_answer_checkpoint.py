@@ -1,5 +1,7 @@
 """Finding 1: `kill -9` of the API mid-answer keeps the text a client had seen; SIGTERM
-(finding 8) stores it too, ended and marked, never FAILED and empty."""
+(finding 8) stores it too, ended and marked, never FAILED and empty. The scripted model lives
+in the API here, so the turn its bridge kept going ends when the model goes: the restarted API
+re-attaches and stores that end with every character the client saw."""
 
 from __future__ import annotations
 
@@ -62,7 +64,12 @@ def test_the_text_a_client_saw_survives_the_api(
 
         api = start_api(data_dir, bridge, urlsplit(api.url).port)
         with httpx.Client(base_url=api.url, timeout=30) as http:
-            answer = _answer(http, session_id)
+            answer = wait_for(
+                lambda: _answer(http, session_id),
+                lambda a: a["status"] != "RUNNING",
+                timeout=60,
+                what="the re-attached answer to end",
+            )
             assert answer["status"] in SETTLED | {"INTERRUPTED"}
             assert answer["status"] != "SUCCESS"
             assert answer["content"].startswith(seen), (len(answer["content"]), len(seen))

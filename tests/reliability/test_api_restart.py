@@ -1,5 +1,8 @@
 """Promise 1: an API killed mid-run leaves nothing RUNNING after a restart, and keeps what it
-had saved (the question, the logs flushed so far, the earlier answers)."""
+had saved (the question, the logs flushed so far, the earlier answers). Here the scripted
+model lives in the killed API, so the turn its bridge kept going fails on the model: the
+restarted API re-attaches to it and stores that end (test_reattach.py has a model that
+survives)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,6 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from agentchat.runs.store import STALE_ERROR
 from tests.reliability.api_process import start_api
 from tests.reliability.helpers import SETTLED, answers, log_kinds, wait_for
 from tests.support.servers import BridgeProcess
@@ -53,8 +55,12 @@ def test_a_killed_api_leaves_no_answer_running_after_restart(
 
         api = start_api(data_dir, bridge, urlsplit(api.url).port)
         with httpx.Client(base_url=api.url, timeout=30) as http:
-            detail = _detail(http, session_id)
-            assert not detail["session"]["hasActiveRun"]
+            detail = wait_for(
+                lambda: _detail(http, session_id),
+                lambda d: not d["session"]["hasActiveRun"],
+                timeout=60,
+                what="the re-attached answer to end",
+            )
             assert [m["status"] for m in detail["messages"]] == [
                 "SENT",
                 "SUCCESS",
@@ -63,12 +69,13 @@ def test_a_killed_api_leaves_no_answer_running_after_restart(
             ]
             assert detail["messages"][:3] == saved[:3]
             failed = detail["messages"][-1]
-            assert failed["runId"] == run_id and failed["error"] == STALE_ERROR
+            assert failed["runId"] == run_id and failed["error"]
             assert {"thinking", "todo_update"} <= set(log_kinds(failed))
             state = http.get(f"/api/chat/runs/{run_id}/state").json()
             assert state["status"] == "FAILED"
-            ended = read_events(f"{api.url}/api/chat/runs/{run_id}/stream", timeout=10)
-            assert [e.event for e in ended] == ["workflow_error"]
+            ended = read_events(f"{api.url}/api/chat/runs/{run_id}/stream", stop=until_terminal)
+            assert ended[-1].event == "workflow_error"
+            assert [e.num for e in ended] == list(range(1, len(ended) + 1))
 
             # A new version of the interrupted question: its branch leaves the failed turn out.
             edited = http.patch(
