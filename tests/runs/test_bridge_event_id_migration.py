@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import Engine, create_engine, inspect, text
 
 from agentchat.migrations import downgrade, upgrade
 from tests.support.databases import DIALECTS, fresh_database_url, worker_tag
@@ -41,6 +41,8 @@ def test_0005b_adds_and_drops_the_bridge_event_id(dialect: str, tmp_path: Path) 
             conn.execute(text("UPDATE chat_message SET bridge_event_id = 42 WHERE id = 1"))
             row = conn.execute(text("SELECT content, bridge_event_id FROM chat_message")).one()
         assert tuple(row) == ("so far", 42)
+        if dialect == "mariadb":  # its FULLTEXT index was rebuilt: stopwords stay searchable
+            _assert_found_by_a_stopword(engine)
         downgrade(url, "0004")
         engine.dispose()
         assert "bridge_event_id" not in _columns(engine)
@@ -48,3 +50,12 @@ def test_0005b_adds_and_drops_the_bridge_event_id(dialect: str, tmp_path: Path) 
             assert conn.execute(text("SELECT content FROM chat_message")).scalar() == "so far"
     finally:
         engine.dispose()
+
+
+def _assert_found_by_a_stopword(engine: Engine) -> None:
+    match = "MATCH (content) AGAINST ('+about*' IN BOOLEAN MODE)"
+    with engine.begin() as conn:  # InnoDB indexes the text at commit
+        conn.execute(text("UPDATE chat_message SET content = 'all about food' WHERE id = 1"))
+    with engine.begin() as conn:
+        assert conn.execute(text(f"SELECT id FROM chat_message WHERE {match}")).scalar() == 1
+        conn.execute(text("UPDATE chat_message SET content = 'so far' WHERE id = 1"))

@@ -9,7 +9,16 @@ from agentchat.app import create_app
 from agentchat.core.settings import Settings
 
 ROLES = {"USER", "ASSISTANT", "SYSTEM"}
-MESSAGE_STATUSES = {"SENT", "RUNNING", "SUCCESS", "FAILED", "STOPPED", "SUMMARY", "RESET"}
+MESSAGE_STATUSES = {
+    "SENT",
+    "RUNNING",
+    "SUCCESS",
+    "FAILED",
+    "STOPPED",
+    "INTERRUPTED",
+    "SUMMARY",
+    "RESET",
+}
 SESSION_STATUSES = {"ACTIVE", "ARCHIVED"}
 
 

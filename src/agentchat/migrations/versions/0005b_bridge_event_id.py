@@ -8,6 +8,9 @@ Revises: 0004
 Create Date: 2026-11-30
 """
 
+import contextlib
+from collections.abc import Iterator
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -18,10 +21,25 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("chat_message") as batch:
+    with _stopwords_kept_off(), op.batch_alter_table("chat_message") as batch:
         batch.add_column(sa.Column("bridge_event_id", sa.Integer(), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("chat_message") as batch:
+    with _stopwords_kept_off(), op.batch_alter_table("chat_message") as batch:
         batch.drop_column("bridge_event_id")
+
+
+@contextlib.contextmanager
+def _stopwords_kept_off() -> Iterator[None]:
+    """MariaDB/MySQL rebuild the table's FULLTEXT index (0003) with the session's stopword
+    setting: keep it off, as 0003 built it, so words such as "about" stay searchable."""
+    mysql = op.get_bind().dialect.name in ("mysql", "mariadb")
+    if mysql:
+        op.execute("SET @agentchat_stopwords = @@SESSION.innodb_ft_enable_stopword")
+        op.execute("SET SESSION innodb_ft_enable_stopword = OFF")
+    try:
+        yield
+    finally:
+        if mysql:
+            op.execute("SET SESSION innodb_ft_enable_stopword = @agentchat_stopwords")
