@@ -63,3 +63,22 @@ def test_older_messages_load_on_scroll_up(page: Page, e2e_stack: E2EStack) -> No
     expect(users.first).to_have_text("question 0")
     expect(tid(page, "load-older")).to_have_count(0)
     expect(users.last).to_have_text("question 59")
+
+
+def test_an_interrupted_answer_keeps_its_text_with_a_mark_and_retry(
+    page: Page, e2e_stack: E2EStack
+) -> None:
+    db = e2e_stack.database
+    session_id = seed.new_session(db, "interrupted")
+    question = seed.append(db, session_id, None, "USER", "#say back again", "SENT")
+    seed.append(db, session_id, question, "ASSISTANT", "The text so far", "INTERRUPTED")
+
+    open_chat(page, session_id)
+    reply = assistants(page).last
+    expect(reply).to_have_attribute("data-status", "INTERRUPTED")
+    expect(tid(reply, "answer")).to_have_text("The text so far")
+    expect(tid(reply, "message-interrupted")).to_contain_text("Interrupted")
+    expect(tid(reply, "message-error")).to_have_count(0)
+    tid(reply, "retry-button").click()
+    expect(assistants(page).last).to_have_attribute("data-status", "SUCCESS", timeout=60_000)
+    expect(tid(assistants(page).last, "answer")).to_have_text("back again")
