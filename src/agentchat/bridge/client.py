@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
+from agentchat.bridge.stream_http import ConnectFailed, ReadTimedOut, StreamError, post_stream
 from agentchat.events.contract import (
     BridgeEvent,
     RunEnd,
@@ -17,7 +19,7 @@ from agentchat.events.contract import (
     WorkflowError,
     decode,
 )
-from agentchat.events.sse import aparse_chunks
+from agentchat.events.sse import aparse_chunks, dump_json
 
 BridgeResult = RunEnd  # the turn's end, as the bridge sent it
 
@@ -43,6 +45,8 @@ class BridgeClient:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         headers = {"Authorization": f"Bearer {secret}"} if secret else {}
+        self._stream_headers = headers
+        self._connect_timeout, self._read_timeout = connect_timeout, read_timeout
         timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
         self._http = httpx.AsyncClient(
             base_url=self.base_url, headers=headers, timeout=timeout, transport=transport
@@ -70,19 +74,31 @@ class BridgeClient:
         closes the connection, which stops the turn.
         """
         try:
-            async with self._http.stream("POST", "/run", json=request) as response:
-                if response.status_code >= 400:
-                    await response.aread()
-                    raise _http_error(response)
-                async for message in aparse_chunks(response.aiter_bytes()):
-                    event = _decode(message.event, message.data)
-                    if event is None:
-                        continue
-                    yield event
-                    if isinstance(event, RunEnd):
-                        return
-        except httpx.HTTPError as exc:
+            response = await post_stream(
+                f"{self.base_url}/run",
+                dump_json(request).encode(),
+                self._stream_headers,
+                connect_timeout=self._connect_timeout,
+                read_timeout=self._read_timeout,
+            )
+        except StreamError as exc:
             raise _unreachable(self.base_url, exc) from exc
+        try:
+            if response.status >= 400:
+                raise _http_error(
+                    response.status, (await response.aread()).decode(errors="replace")
+                )
+            async for message in aparse_chunks(response.aiter_body()):
+                event = _decode(message.event, message.data)
+                if event is None:
+                    continue
+                yield event
+                if isinstance(event, RunEnd):
+                    return
+        except StreamError as exc:
+            raise _unreachable(self.base_url, exc) from exc
+        finally:
+            await response.aclose()
         raise BridgeUnavailable("the bridge stream ended without a run_end event")
 
     async def clarify(self, run_id: str, clarify_id: str, answer: str) -> None:
@@ -120,29 +136,27 @@ class BridgeClient:
         except httpx.HTTPError as exc:
             raise _unreachable(self.base_url, exc) from exc
         if response.status_code >= 400:
-            raise _http_error(response)
+            raise _http_error(response.status_code, response.text)
         return response.json()
 
 
-def _unreachable(base_url: str, exc: httpx.HTTPError) -> BridgeUnavailable:
-    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+def _unreachable(base_url: str, exc: httpx.HTTPError | StreamError) -> BridgeUnavailable:
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | ConnectFailed):
         return BridgeUnavailable(f"the Hermes Bridge at {base_url} cannot be reached ({exc})")
-    if isinstance(exc, httpx.ReadTimeout):
+    if isinstance(exc, httpx.ReadTimeout | ReadTimedOut):
         return BridgeUnavailable(f"the Hermes Bridge at {base_url} stopped answering")
     return BridgeUnavailable(f"the connection to the Hermes Bridge at {base_url} broke ({exc})")
 
 
-def _http_error(response: httpx.Response) -> BridgeUnavailable:
-    code, message = "", response.text[:500]
+def _http_error(status: int, text: str) -> BridgeUnavailable:
+    code, message = "", text[:500]
     try:
-        error = response.json().get("error") or {}
+        error = json.loads(text).get("error") or {}
         code, message = str(error.get("code", "")), str(error.get("message", message))
     except (ValueError, AttributeError):
         pass
     return BridgeUnavailable(
-        f"the Hermes Bridge answered {response.status_code}: {message}",
-        status_code=response.status_code,
-        code=code,
+        f"the Hermes Bridge answered {status}: {message}", status_code=status, code=code
     )
 
 
