@@ -135,8 +135,9 @@ async def fake_load(api: c.Process, fake: c.Process, seconds: int) -> dict[str, 
         idle = c.rss_bytes(api.pid)
         pids = {"api": api.pid, "fake_bridge": fake.pid, "client": os.getpid()}
         cpu_before = {name: c.cpu_seconds(pid) for name, pid in pids.items()}
+        script = f"#fake {count} {FAKE_RATE}\n#fake-together {uuid.uuid4().hex} {FAKE_RUNS}"
         with c.RssSampler({"api": api.pid}) as rss:
-            results, wall = await level_runs(http, [f"#fake {count} {FAKE_RATE}"] * FAKE_RUNS)
+            results, wall = await level_runs(http, [script] * FAKE_RUNS)
         cpus = {name: c.cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
         cpu = cpus["api"]
     latencies = [ms for arrivals in results for ms in c.stamped_latencies(arrivals)]
