@@ -294,7 +294,14 @@ def figures(levels: list[dict[str, Any]], fake: dict[str, Any]) -> list[dict[str
         "rate": f"{FAKE_RATE} tokens/s per run",
         "tokens_per_run": fake["tokens_per_run"],
     }
-    note = "one hermes bridge on 2 cores cannot produce 5,000 tokens/s; a fake bridge feeds the API"
+    note = (
+        "one hermes bridge on 2 cores cannot produce 5,000 tokens/s; a fake bridge feeds the "
+        "API; the 100 runs start first and stream together (run starts are outside the load); "
+        "the client stamps socket reads and parses after the run (it used "
+        f"{fake['cpu_share']['client']:.2f} core, the fake bridge "
+        f"{fake['cpu_share']['fake_bridge']:.2f}, the API {fake['cpu_share']['api']:.2f}, "
+        "averaged over the whole load with its run starts)"
+    )
     ref = "sse-starlette 100 streams x 50 ev/s p99 1.4 ms (PERFORMANCE.md)"
     label = "100 runs x 50 tokens/s on one API"
     rows += [

@@ -25,6 +25,19 @@ branch_labels = None
 depends_on = None
 
 RUNNING_ONLY = "status = 'RUNNING'"
+# Rebuilding the table rebuilds its FULLTEXT index: without the stopword list, as 0003 built it.
+KEEP_STOPWORDS = (
+    "SET @agentchat_stopwords = @@SESSION.innodb_ft_enable_stopword",
+    "SET SESSION innodb_ft_enable_stopword = OFF",
+)
+RESTORE_STOPWORDS = "SET SESSION innodb_ft_enable_stopword = @agentchat_stopwords"
+
+
+def _rebuild_mariadb(row_format: str) -> None:
+    for statement in KEEP_STOPWORDS:
+        op.execute(statement)
+    op.execute(f"ALTER TABLE chat_message {row_format}")
+    op.execute(RESTORE_STOPWORDS)
 
 
 def upgrade() -> None:
@@ -39,13 +52,13 @@ def upgrade() -> None:
         op.execute("ALTER INDEX ix_chat_message_fts SET (fastupdate = off)")
         op.execute("SELECT gin_clean_pending_list('ix_chat_message_fts'::regclass)")
     if dialect in ("mysql", "mariadb"):
-        op.execute("ALTER TABLE chat_message ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8")
+        _rebuild_mariadb("ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8")
 
 
 def downgrade() -> None:
     dialect = op.get_bind().dialect.name
     if dialect in ("mysql", "mariadb"):
-        op.execute("ALTER TABLE chat_message ROW_FORMAT=DYNAMIC KEY_BLOCK_SIZE=0")
+        _rebuild_mariadb("ROW_FORMAT=DYNAMIC KEY_BLOCK_SIZE=0")
     if dialect == "postgresql":
         op.execute("ALTER INDEX ix_chat_message_fts RESET (fastupdate)")
     if dialect in ("sqlite", "postgresql"):
