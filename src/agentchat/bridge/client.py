@@ -1,4 +1,6 @@
-"""BridgeClient: the API side of the Hermes Bridge protocol (httpx, streaming SSE)."""
+"""BridgeClient: the API side of the Hermes Bridge protocol: a turn's SSE stream over its own
+connection (`stream_http`, the hot path), the other calls through httpx (`transport` applies
+to those only)."""
 
 from __future__ import annotations
 
