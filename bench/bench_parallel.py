@@ -7,11 +7,13 @@ duplicated events (ids and tokens; must be 0), API and bridge RSS per active run
 the level minus idle before it, divided by N).
 
 Run: .venv/bin/python bench/bench_parallel.py [--quick]   (writes bench/results/parallel.json)
+     .venv/bin/python bench/bench_parallel.py --fake-only [--quick]   (the 100 x 50 load alone)
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -126,15 +128,18 @@ async def paced_level(http: Any, model: c.Process, quick: bool) -> dict[str, Any
     return row
 
 
-async def fake_load(api: c.Process, seconds: int) -> dict[str, Any]:
+async def fake_load(api: c.Process, fake: c.Process, seconds: int) -> dict[str, Any]:
     count = FAKE_RATE * seconds
     async with c.api_client(api.url) as http:
         await one_run(http, "#fake 10 0")
         idle = c.rss_bytes(api.pid)
-        cpu_before = c.cpu_seconds(api.pid)
+        pids = {"api": api.pid, "fake_bridge": fake.pid, "client": os.getpid()}
+        cpu_before = {name: c.cpu_seconds(pid) for name, pid in pids.items()}
+        script = f"#fake {count} {FAKE_RATE}\n#fake-together {uuid.uuid4().hex} {FAKE_RUNS}"
         with c.RssSampler({"api": api.pid}) as rss:
-            results, wall = await level_runs(http, [f"#fake {count} {FAKE_RATE}"] * FAKE_RUNS)
-        cpu = c.cpu_seconds(api.pid) - cpu_before
+            results, wall = await level_runs(http, [script] * FAKE_RUNS)
+        cpus = {name: c.cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
+        cpu = cpus["api"]
     latencies = [ms for arrivals in results for ms in c.stamped_latencies(arrivals)]
     checks = [c.check_run(r, count) for r in results]
     stats = c.summarize(latencies)
@@ -147,11 +152,29 @@ async def fake_load(api: c.Process, seconds: int) -> dict[str, Any]:
         "offered_per_s": FAKE_RUNS * FAKE_RATE,
         "tokens_per_event": len(latencies) / events if events else float("nan"),
         "api_cpu_ms_per_1000_tokens": cpu * 1e6 / len(latencies) if latencies else float("nan"),
+        # CPU seconds per second of the whole load (run starts to the last token read)
+        "cpu_share": {name: round(used / wall, 3) for name, used in cpus.items()},
+        "streaming_s": streaming_span(results),
         **stats,
         "lost": sum(x["lost"] for x in checks),
         "duplicated": sum(x["duplicated"] for x in checks),
         "api_rss_per_run_kib": (rss.peak["api"] - idle) / FAKE_RUNS / 1024,
     }
+
+
+def streaming_span(results: list[list[c.Arrival]]) -> float:
+    """Seconds from the first token made to the last token read, over every run."""
+    marks = [
+        (a.at_ns, sent)
+        for arrivals in results
+        for a in arrivals
+        if a.data.get("kind") == "answer_delta"
+        for _n, sent in c.token_marks(str(a.data.get("content", "")))
+        if sent is not None
+    ]
+    if not marks:
+        return float("nan")
+    return (max(at for at, _ in marks) - min(sent for _, sent in marks)) / 1e9
 
 
 def paced_figures(r: dict[str, Any]) -> list[dict[str, Any]]:
@@ -271,7 +294,14 @@ def figures(levels: list[dict[str, Any]], fake: dict[str, Any]) -> list[dict[str
         "rate": f"{FAKE_RATE} tokens/s per run",
         "tokens_per_run": fake["tokens_per_run"],
     }
-    note = "one hermes bridge on 2 cores cannot produce 5,000 tokens/s; a fake bridge feeds the API"
+    note = (
+        "one hermes bridge on 2 cores cannot produce 5,000 tokens/s; a fake bridge feeds the "
+        "API; the 100 runs start first and stream together (run starts are outside the load); "
+        "the client stamps socket reads and parses after the run (it used "
+        f"{fake['cpu_share']['client']:.2f} core, the fake bridge "
+        f"{fake['cpu_share']['fake_bridge']:.2f}, the API {fake['cpu_share']['api']:.2f}, "
+        "averaged over the whole load with its run starts)"
+    )
     ref = "sse-starlette 100 streams x 50 ev/s p99 1.4 ms (PERFORMANCE.md)"
     label = "100 runs x 50 tokens/s on one API"
     rows += [
@@ -338,9 +368,25 @@ def figures(levels: list[dict[str, Any]], fake: dict[str, Any]) -> list[dict[str
     return rows
 
 
+def fake_only(quick: bool) -> None:
+    """`--fake-only`: the 100 x 50 load alone, printed, no result file (to compare changes)."""
+    with tempfile.TemporaryDirectory(prefix="bench-parallel-") as name:
+        tmp = Path(name)
+        model = c.start_timed_model(tmp)
+        fake = c.start_fake_bridge(tmp)
+        fake_api = c.start_api(tmp, fake)
+        with c.stopping(model, fake, fake_api):
+            c.register_model(fake_api.url, model.url)
+            load = asyncio.run(fake_load(fake_api, fake, 5 if quick else 10))
+    print(f"  fake bridge load: {load}", flush=True)
+
+
 def main() -> None:
     quick = c.is_quick()
     c.raise_fd_limit()
+    if "--fake-only" in sys.argv[1:]:
+        fake_only(quick)
+        return
     with tempfile.TemporaryDirectory(prefix="bench-parallel-") as name:
         tmp = Path(name)
         model = c.start_timed_model(tmp)
@@ -352,7 +398,7 @@ def main() -> None:
             c.register_model(api.url, model.url)
             c.register_model(fake_api.url, model.url)
             levels, burst = asyncio.run(real_levels(api, bridge, model, quick))
-            load = asyncio.run(fake_load(fake_api, 5 if quick else 10))
+            load = asyncio.run(fake_load(fake_api, fake, 5 if quick else 10))
     print(f"  fake bridge load: {load}", flush=True)
     rows = figures(levels, load)
     rows.append(

@@ -1,4 +1,4 @@
-"""Several API processes: events/s and send → arrival latency (p50/p99) of many parallel runs
+"""Several API processes: tokens/s and send → arrival latency (p50/p99) of many parallel runs
 through 1 API process and through 2, on PostgreSQL and Redis (the multi-process layout).
 
 Both layouts use the same two fake bridge workers (bench/fake_bridge.py speaks the bridge
@@ -26,8 +26,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 from bench import common as c  # noqa: E402
 
 RUNS = 20  # parallel runs in each phase
-RATE = 25  # latency phase: events/s per run (500 events/s offered, within what 2 cores carry)
-BURST = 1_000  # throughput phase: events per run, sent as fast as the bridge can
+RATE = 25  # latency phase: tokens/s per run (500 tokens/s offered, within what 2 cores carry)
+BURST = 1_000  # throughput phase: tokens per run, sent as fast as the bridge can
 SECONDS, QUICK_SECONDS = 10, 4
 PREFIX = f"agentchat-bench-scale:{uuid.uuid4().hex[:8]}:"
 SCHEMA_TAG = "bench_scale"
@@ -87,10 +87,10 @@ async def load(apis: list[c.Process], count: int, rate: int) -> dict[str, Any]:
     return {
         "api_processes": n,
         "runs": RUNS,
-        "events_per_run": count,
+        "tokens_per_run": count,
         "rate_per_run": rate,
         "wall_s": wall,
-        "events_per_s": len(latencies) / wall,
+        "tokens_per_s": len(latencies) / wall,
         "latency_p50_ms": stats["p50"],
         "latency_p99_ms": stats["p99"],
         "lost": sum(x["lost"] for x in checks),
@@ -107,9 +107,9 @@ def figures(results: dict[int, dict[str, dict[str, Any]]]) -> list[dict[str, Any
         cond = {**where, "api_processes": n}
         rows += [
             f(
-                f"scale.api{n}.burst_events_per_s",
-                f"{RUNS} runs x {BURST} events at once, {n} API process(es): events/s",
-                burst["events_per_s"],
+                f"scale.api{n}.burst_tokens_per_s",
+                f"{RUNS} runs x {BURST} tokens at once, {n} API process(es): tokens/s",
+                burst["tokens_per_s"],
                 "tokens/s",
                 conditions=cond,
             ),
@@ -118,11 +118,11 @@ def figures(results: dict[int, dict[str, dict[str, Any]]]) -> list[dict[str, Any
                 f"{RUNS} runs x {RATE} tokens/s, {n} API process(es): p99 send → client arrival",
                 paced["latency_p99_ms"],
                 "ms",
-                conditions={**cond, "offered_events_per_s": RUNS * RATE},
+                conditions={**cond, "offered_tokens_per_s": RUNS * RATE},
             ),
             f(
                 f"scale.api{n}.lost_or_duplicated",
-                f"{n} API process(es), both phases: events lost or duplicated",
+                f"{n} API process(es), both phases: tokens or events lost or duplicated",
                 sum(p["lost"] + p["duplicated"] for p in (paced, burst)),
                 "",
                 target=("==", 0),
@@ -132,9 +132,9 @@ def figures(results: dict[int, dict[str, dict[str, Any]]]) -> list[dict[str, Any
     one, two = results[1]["burst"], results[2]["burst"]
     rows.append(
         f(
-            "scale.api2_vs_api1_events_ratio",
-            "burst events/s with 2 API processes / with 1",
-            two["events_per_s"] / one["events_per_s"],
+            "scale.api2_vs_api1_tokens_ratio",
+            "burst tokens/s with 2 API processes / with 1",
+            two["tokens_per_s"] / one["tokens_per_s"],
             "x",
             conditions=where,
             note="the client, both API processes, the bridges, PostgreSQL and Redis share 2 cores",

@@ -15,6 +15,7 @@ for the whole machine on Linux).
 from __future__ import annotations
 
 import asyncio
+import bisect
 import json
 import math
 import os
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from agentchat.events.contract import RunEnd
-from agentchat.events.sse import aparse_lines
+from agentchat.events.sse import SseMessage, SseParser, aparse_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "bench" / "results"
@@ -416,17 +417,118 @@ async def start_run(http: Any, session_id: int, message: str) -> str:
     return str(response.json()["runId"])
 
 
-async def read_run(http: Any, run_id: str, last: int | None = None) -> list[Arrival]:
-    """Every event of the run (after `last`) until the terminal one."""
-    headers = {"Last-Event-ID": str(last)} if last is not None else {}
-    arrivals: list[Arrival] = []
-    async with http.stream("GET", f"/api/chat/runs/{run_id}/stream", headers=headers) as resp:
-        resp.raise_for_status()
-        async for arrival in sse_events(resp.aiter_lines()):
-            arrivals.append(arrival)
-            if arrival.event in TERMINAL:
-                break
-    return arrivals
+async def read_run(
+    http: Any, run_id: str, last: int | None = None, on_token: Any = None
+) -> list[Arrival]:
+    """Every event of the run (after `last`) until the terminal one, read off the socket.
+
+    The load generator must not measure itself: 100 streams x 50 tokens/s is ~4,000 events/s
+    into this one process, and read through httpx (h11, anyio, a line generator and a JSON
+    parse per event) that took a share of the cores the API runs on, and an event counted as
+    arrived only once the client got round to parsing it. Here each read is stamped with the
+    monotonic time and kept; the body is parsed after the run ended, each event getting the
+    time of the read that brought its last byte. `on_token()` is called once, at the first
+    read that holds an answer delta."""
+    url = http.base_url
+    reader, writer = await asyncio.open_connection(url.host, url.port)
+    head = [f"GET /api/chat/runs/{run_id}/stream HTTP/1.1", f"Host: {url.host}:{url.port}"]
+    if last is not None:
+        head.append(f"Last-Event-ID: {last}")
+    writer.write(("\r\n".join([*head, "Accept: text/event-stream", "", ""])).encode())
+    reads = RawReads()
+    try:
+        async with asyncio.timeout(STREAM_TIMEOUT_S):
+            while chunk := await reader.read(65536):
+                reads.add(time.monotonic_ns(), chunk)
+                if on_token is not None and b"answer_delta" in chunk:
+                    on_token()
+                    on_token = None
+                if reads.complete():
+                    break
+    finally:
+        writer.close()
+    return reads.arrivals()
+
+
+STREAM_TIMEOUT_S = 600.0
+_LAST_CHUNK = b"\r\n0\r\n\r\n"
+
+
+@dataclass
+class RawReads:
+    """The raw bytes of one HTTP response as they came, with the time of each read."""
+
+    times: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)  # bytes received up to each read's end
+    chunks: list[bytes] = field(default_factory=list)
+    tail: bytes = b""
+
+    def add(self, at_ns: int, chunk: bytes) -> None:
+        self.times.append(at_ns)
+        self.ends.append((self.ends[-1] if self.ends else 0) + len(chunk))
+        self.chunks.append(chunk)
+        self.tail = (self.tail + chunk)[-len(_LAST_CHUNK) :]
+
+    def complete(self) -> bool:
+        """The chunked body's last chunk came (the stream ends after the terminal event), or
+        an answer that is not a stream (an error with a Content-Length) is whole."""
+        if self.tail.endswith(_LAST_CHUNK):
+            return True
+        raw = self.chunks[0]
+        if raw.startswith(b"HTTP/1.1 200"):
+            return False
+        head, sep, body = b"".join(self.chunks).partition(b"\r\n\r\n")
+        length = re.search(rb"(?i)content-length: *(\d+)", head)
+        return bool(sep) and length is not None and len(body) >= int(length.group(1))
+
+    def time_of(self, offset: int) -> int:
+        """When the byte at `offset` was read."""
+        return self.times[bisect.bisect_right(self.ends, offset)]
+
+    def arrivals(self) -> list[Arrival]:
+        raw = b"".join(self.chunks)
+        head_end = raw.index(b"\r\n\r\n") + 4
+        if not raw.startswith(b"HTTP/1.1 200"):
+            raise RuntimeError(f"the stream answered {raw[:300]!r}")
+        body, starts = bytearray(), []  # starts: (body offset, raw offset) of each chunk
+        for offset, data in dechunk(raw, head_end):
+            starts.append((len(body), offset))
+            body += data
+        out: list[Arrival] = []
+        for end, message in frames_with_ends(bytes(body)):
+            index = bisect.bisect_right(starts, (end, float("inf"))) - 1
+            body_start, raw_start = starts[index]
+            at = self.time_of(raw_start + end - body_start)
+            out.append(Arrival(message.num, message.event, message.json(), at))
+        return out
+
+
+def dechunk(raw: bytes, start: int) -> list[tuple[int, bytes]]:
+    """An HTTP/1.1 chunked body from `start`: (raw offset, data) of each chunk."""
+    out: list[tuple[int, bytes]] = []
+    pos = start
+    while (line_end := raw.find(b"\r\n", pos)) != -1:
+        size = int(raw[pos:line_end].split(b";")[0], 16)
+        pos = line_end + 2
+        if size == 0:
+            break
+        out.append((pos, raw[pos : pos + size]))
+        pos += size + 2
+    return out
+
+
+def frames_with_ends(body: bytes) -> list[tuple[int, SseMessage]]:
+    """Each SSE message of a body with the offset of its frame's last byte."""
+    out: list[tuple[int, SseMessage]] = []
+    parser, pos = SseParser(), 0
+    while (end := body.find(b"\n\n", pos)) != -1:
+        for line in body[pos:end].decode().split("\n"):
+            parser.feed(line)
+        message = parser.flush()
+        if message is not None:
+            out.append((end + 1, message))
+        pos = end + 2
+    return out
 
 
 def token_arrivals(arrivals: list[Arrival]) -> dict[int, int]:

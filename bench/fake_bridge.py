@@ -8,7 +8,10 @@ time), so a reader measures model → client per token from the text alone, howe
 were joined into events and whichever API process streamed them.
 
 The user message `#fake COUNT RATE [WINDOW_MS]` asks for COUNT tokens at RATE per second (0 =
-at once), coalesced over WINDOW_MS (default: the bridge's, 15; 0 = one event per token).
+at once), coalesced over WINDOW_MS (default: the bridge's, 15; 0 = one event per token). A
+line `#fake-together NAME N` holds the tokens until N turns named NAME have reached this
+bridge, then starts them all 0.2 s later: the load is then N runs streaming at once, with
+the run starts (100 POST /runs take seconds) before it, not inside it.
 Run: python bench/fake_bridge.py PORT
 """
 
@@ -27,9 +30,31 @@ from starlette.routing import Route
 
 from agentchat.bridge.outbox import DEFAULT_WINDOW_S, Outbox
 from agentchat.events.contract import AnswerDelta, RunEnd
-from agentchat.events.sse import encode_event
+from agentchat.events.sse import KEEPALIVE, encode_event
 
 KEEPALIVE_S = 10.0
+
+
+START_DELAY_S = 0.2
+_groups: dict[str, tuple[asyncio.Event, list[int]]] = {}
+
+
+def together(message: str) -> tuple[str, int] | None:
+    for line in message.splitlines():
+        parts = line.split()
+        if parts[:1] == ["#fake-together"] and len(parts) == 3:
+            return parts[1], int(parts[2])
+    return None
+
+
+async def wait_for_group(name: str, size: int) -> None:
+    """Return START_DELAY_S after the `size`-th turn of the group arrived."""
+    ready, arrived = _groups.setdefault(name, (asyncio.Event(), [0]))
+    arrived[0] += 1
+    if arrived[0] >= size:
+        ready.set()
+    await ready.wait()
+    await asyncio.sleep(START_DELAY_S)
 
 
 def plan(message: str) -> tuple[int, float, float]:
@@ -41,7 +66,9 @@ def plan(message: str) -> tuple[int, float, float]:
     return 10, 0.0, DEFAULT_WINDOW_S
 
 
-async def _produce(outbox: Outbox, count: int, rate: float) -> None:
+async def _produce(outbox: Outbox, count: int, rate: float, group: tuple[str, int] | None) -> None:
+    if group is not None:
+        await wait_for_group(*group)
     start = time.monotonic()
     pieces = []
     for n in range(1, count + 1):
@@ -57,9 +84,11 @@ async def _produce(outbox: Outbox, count: int, rate: float) -> None:
     outbox.close(RunEnd(status="success", final_text=text, messages=messages))
 
 
-async def _stream(count: int, rate: float, window_s: float) -> AsyncIterator[bytes]:
+async def _stream(
+    count: int, rate: float, window_s: float, group: tuple[str, int] | None
+) -> AsyncIterator[bytes]:
     outbox = Outbox(asyncio.get_running_loop(), window_s=window_s)
-    producer = asyncio.create_task(_produce(outbox, count, rate))
+    producer = asyncio.create_task(_produce(outbox, count, rate, group))
     event_id = 0
     try:
         while (batch := await outbox.take(KEEPALIVE_S)) is not None:
@@ -67,15 +96,17 @@ async def _stream(count: int, rate: float, window_s: float) -> AsyncIterator[byt
             for event in batch:
                 event_id += 1
                 frames.append(encode_event(event, event_id))
-            yield b"".join(frames)
+            yield b"".join(frames) or KEEPALIVE  # while a group gathers: the API's read timeout
     finally:
         producer.cancel()
 
 
 async def run(request: Request) -> StreamingResponse:
     body = await request.json()
-    count, rate, window_s = plan(str(body.get("userMessage", "")))
-    return StreamingResponse(_stream(count, rate, window_s), media_type="text/event-stream")
+    message = str(body.get("userMessage", ""))
+    count, rate, window_s = plan(message)
+    stream = _stream(count, rate, window_s, together(message))
+    return StreamingResponse(stream, media_type="text/event-stream")
 
 
 async def ok(_request: Request) -> JSONResponse:

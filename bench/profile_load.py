@@ -81,20 +81,15 @@ async def load(api: c.Process, script: str, runs: int, on_started: Any) -> dict[
     async with c.api_client(api.url) as http:
         sessions = [await c.new_session(http) for _ in range(runs)]
 
-        async def one(session: int) -> int:
+        def started() -> None:
             nonlocal streaming
+            streaming += 1
+            if streaming == runs:
+                on_started()
+
+        async def one(session: int) -> int:
             run_id = await c.start_run(http, session, c.tagged(uuid.uuid4().hex[:12], script))
-            count, seen = 0, False
-            async with http.stream("GET", f"/api/chat/runs/{run_id}/stream") as resp:
-                async for arrival in c.sse_events(resp.aiter_lines()):
-                    count += 1
-                    if arrival.data.get("kind") == "answer_delta" and not seen:
-                        seen, streaming = True, streaming + 1
-                        if streaming == runs:
-                            on_started()
-                    if arrival.event in c.TERMINAL:
-                        break
-            return count
+            return len(await c.read_run(http, run_id, on_token=started))
 
         counts = await asyncio.gather(*(one(s) for s in sessions))
     return {"runs": runs, "events": sum(counts)}

@@ -8,6 +8,7 @@ import pytest
 
 from bench.common import (
     Arrival,
+    RawReads,
     check_run,
     lost_and_duplicated,
     percentile,
@@ -87,3 +88,33 @@ def test_rate_and_latency_match_tokens_by_index() -> None:
     assert result["events_per_s"] == pytest.approx(1000.0)
     assert result["matched"] == 2
     assert result["latency_p50_ms"] == pytest.approx(0.5)
+
+
+def test_raw_reads_time_each_event_by_the_read_that_ended_it() -> None:
+    frame1 = b'id: 1\nevent: node_stream\ndata: {"kind":"answer_delta","content":" t1"}\n\n'
+    frame2 = b'id: 2\nevent: workflow_complete\ndata: {"runId":"r"}\n\n'
+    body = b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(frame1), frame1, len(frame2), frame2)
+    raw = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n" + body
+    reads = RawReads()
+    cut = raw.index(frame1) + 10  # the first frame arrives in two reads
+    for at, piece in (
+        (100, raw[:cut]),
+        (200, raw[cut : cut + len(frame1)]),
+        (300, raw[cut + len(frame1) :]),
+    ):
+        reads.add(at, piece)
+        assert reads.complete() == (at == 300)
+    arrivals = reads.arrivals()
+    assert [(a.id, a.event, a.at_ns) for a in arrivals] == [
+        (1, "node_stream", 200),
+        (2, "workflow_complete", 300),
+    ]
+    assert arrivals[0].data["content"] == " t1"
+
+
+def test_raw_reads_end_at_an_error_answer() -> None:
+    reads = RawReads()
+    reads.add(1, b"HTTP/1.1 404 Not Found\r\ncontent-length: 2\r\n\r\n{}")
+    assert reads.complete()
+    with pytest.raises(RuntimeError, match="404"):
+        reads.arrivals()

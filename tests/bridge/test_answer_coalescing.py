@@ -70,15 +70,24 @@ async def test_tokens_from_a_thread_arrive_joined_whole_and_in_order() -> None:
     assert kinds.count("answer_delta") < 200, "2,000 tokens put at once left one by one"
 
 
-async def test_a_lone_token_leaves_after_one_window_not_at_the_keepalive() -> None:
-    outbox = Outbox(asyncio.get_running_loop(), window_s=WINDOW_S)
+async def test_a_token_after_a_quiet_window_leaves_at_once_the_next_ones_wait_for_it() -> None:
+    """Throttled, not delayed: a model slower than one token per window (50 tokens/s against
+    15 ms) gets every token out at once; faster tokens gather until a window after the last
+    delta that left."""
+    outbox = Outbox(asyncio.get_running_loop(), window_s=0.2)
     start = time.monotonic()
     outbox.put(AnswerDelta(content="hello"))
-    batch = await outbox.take(10.0)
-    waited = time.monotonic() - start
+    first = await outbox.take(10.0)
+    first_after = time.monotonic() - start
+    outbox.put(AnswerDelta(content=" wor"))
+    outbox.put(AnswerDelta(content="ld"))
+    second = await outbox.take(10.0)
+    second_after = time.monotonic() - start
 
-    assert batch == [AnswerDelta(content="hello")]
-    assert WINDOW_S * 0.9 <= waited < WINDOW_S + 0.5
+    assert first == [AnswerDelta(content="hello")]
+    assert first_after < 0.1, "a lone token waited for the window"
+    assert second == [AnswerDelta(content=" world")]
+    assert 0.2 * 0.9 <= second_after < 0.2 + 0.5
 
 
 async def test_another_event_sends_the_pending_tokens_first_at_once() -> None:

@@ -1,7 +1,10 @@
-"""BridgeClient: the API side of the Hermes Bridge protocol (httpx, streaming SSE)."""
+"""BridgeClient: the API side of the Hermes Bridge protocol: a turn's SSE stream over its own
+connection (`stream_http`, the hot path), the other calls through httpx (`transport` applies
+to those only)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from types import TracebackType
@@ -10,6 +13,7 @@ from typing import Any, Literal
 import httpx
 from pydantic import ValidationError
 
+from agentchat.bridge.stream_http import ConnectFailed, ReadTimedOut, StreamError, open_stream
 from agentchat.events.contract import (
     BridgeEvent,
     RunEnd,
@@ -18,7 +22,7 @@ from agentchat.events.contract import (
     WorkflowError,
     decode,
 )
-from agentchat.events.sse import aparse_chunks
+from agentchat.events.sse import aparse_chunks, dump_json
 
 BridgeResult = RunEnd  # the turn's end, as the bridge sent it
 RunState = Literal["running", "waiting", "ended"]
@@ -64,6 +68,8 @@ class BridgeClient:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         headers = {"Authorization": f"Bearer {secret}"} if secret else {}
+        self._stream_headers = headers
+        self._connect_timeout, self._read_timeout = connect_timeout, read_timeout
         timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
         self._http = httpx.AsyncClient(
             base_url=self.base_url, headers=headers, timeout=timeout, transport=transport
@@ -91,13 +97,13 @@ class BridgeClient:
         event, or ends without `run_end`. Closing the iterator early closes the connection;
         the turn goes on in the bridge (`follow` reads it again, `abort` stops it).
         """
-        async for event in self._events("POST", "/run", json=request):
+        async for event in self._events("POST", "/run", request):
             yield event
 
     async def follow(self, run_id: str, after: int = 0) -> AsyncGenerator[BridgeEvent, None]:
         """The events of a run the bridge holds after bridge event id `after`, then live ones,
         `RunEnd` last; `BridgeUnavailable` with status 404 (`unknown_run`) when it holds none."""
-        async for event in self._events("GET", f"/runs/{run_id}/events", params={"after": after}):
+        async for event in self._events("GET", f"/runs/{run_id}/events?after={int(after)}"):
             yield event
 
     async def runs(self) -> list[HeldRun]:
@@ -105,22 +111,35 @@ class BridgeClient:
         return [HeldRun.from_wire(item) for item in await self._call("GET", "/runs")]
 
     async def _events(
-        self, method: str, path: str, **options: Any
+        self, method: str, path: str, body: dict[str, Any] | None = None
     ) -> AsyncGenerator[BridgeEvent, None]:
         try:
-            async with self._http.stream(method, path, **options) as response:
-                if response.status_code >= 400:
-                    await response.aread()
-                    raise _http_error(response)
-                async for message in aparse_chunks(response.aiter_bytes()):
-                    event = _decode(message.event, message.data)
-                    if event is None:
-                        continue
-                    yield event.with_event_id(message.num if message.id else None)
-                    if isinstance(event, RunEnd):
-                        return
-        except httpx.HTTPError as exc:
+            response = await open_stream(
+                method,
+                f"{self.base_url}{path}",
+                None if body is None else dump_json(body).encode(),
+                self._stream_headers,
+                connect_timeout=self._connect_timeout,
+                read_timeout=self._read_timeout,
+            )
+        except StreamError as exc:
             raise _unreachable(self.base_url, exc) from exc
+        try:
+            if response.status >= 400:
+                raise _http_error(
+                    response.status, (await response.aread()).decode(errors="replace")
+                )
+            async for message in aparse_chunks(response.aiter_body()):
+                event = _decode(message.event, message.data)
+                if event is None:
+                    continue
+                yield event.with_event_id(message.num if message.id else None)
+                if isinstance(event, RunEnd):
+                    return
+        except StreamError as exc:
+            raise _unreachable(self.base_url, exc) from exc
+        finally:
+            await response.aclose()
         raise BridgeUnavailable("the bridge stream ended without a run_end event")
 
     async def clarify(self, run_id: str, clarify_id: str, answer: str) -> None:
@@ -158,29 +177,27 @@ class BridgeClient:
         except httpx.HTTPError as exc:
             raise _unreachable(self.base_url, exc) from exc
         if response.status_code >= 400:
-            raise _http_error(response)
+            raise _http_error(response.status_code, response.text)
         return response.json()
 
 
-def _unreachable(base_url: str, exc: httpx.HTTPError) -> BridgeUnavailable:
-    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+def _unreachable(base_url: str, exc: httpx.HTTPError | StreamError) -> BridgeUnavailable:
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | ConnectFailed):
         return BridgeUnavailable(f"the Hermes Bridge at {base_url} cannot be reached ({exc})")
-    if isinstance(exc, httpx.ReadTimeout):
+    if isinstance(exc, httpx.ReadTimeout | ReadTimedOut):
         return BridgeUnavailable(f"the Hermes Bridge at {base_url} stopped answering")
     return BridgeUnavailable(f"the connection to the Hermes Bridge at {base_url} broke ({exc})")
 
 
-def _http_error(response: httpx.Response) -> BridgeUnavailable:
-    code, message = "", response.text[:500]
+def _http_error(status: int, text: str) -> BridgeUnavailable:
+    code, message = "", text[:500]
     try:
-        error = response.json().get("error") or {}
+        error = json.loads(text).get("error") or {}
         code, message = str(error.get("code", "")), str(error.get("message", message))
     except (ValueError, AttributeError):
         pass
     return BridgeUnavailable(
-        f"the Hermes Bridge answered {response.status_code}: {message}",
-        status_code=response.status_code,
-        code=code,
+        f"the Hermes Bridge answered {status}: {message}", status_code=status, code=code
     )
 
 

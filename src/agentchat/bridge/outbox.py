@@ -2,9 +2,12 @@
 coalesced.
 
 A fast model calls back once per token; sending each as its own event costs a loop wake-up, a
-socket write and the API's whole per-event path. The outbox gathers answer deltas into one
-`answer_delta` for at most `window_s` after the first of them (or until `max_chars`), and
-any other event closes the pending delta first, so the order of the stream never changes.
+socket write and the API's whole per-event path. The outbox sends at most one `answer_delta`
+per `window_s` (a throttle, not a delay): a token that comes a window or more after the last
+delta left goes at once, later ones gather until a window after it (or until `max_chars`).
+So a model slower than one token per window streams token by token with no added latency,
+and a fast one as a few large deltas. Any other event closes the pending delta first, so the
+order of the stream never changes.
 The producer thread wakes the loop once per batch, not once per token.
 """
 
@@ -42,6 +45,7 @@ class Outbox:
         self._pieces: list[str] = []  # the pending delta, always after `_ready`
         self._chars = 0
         self._since = 0.0
+        self._last_delta = -float("inf")  # when the last answer delta was sealed
         self._closed = False
         self._wake = asyncio.Event()
         self._signalled = False
@@ -83,7 +87,7 @@ class Outbox:
                     self._seal()
                 batch, self._ready = self._ready, []
                 ended = self._closed and not batch
-                until = self._since + self._window_s if self._pieces else deadline
+                until = self._due_at() if self._pieces else deadline
                 self._signalled = False
                 self._wake.clear()
             if batch:
@@ -109,13 +113,17 @@ class Outbox:
             return True
         return first
 
+    def _due_at(self) -> float:
+        return max(self._since, self._last_delta + self._window_s)
+
     def _due(self, now: float) -> bool:
-        return now - self._since >= self._window_s
+        return now >= self._due_at()
 
     def _seal(self) -> None:
         if self._pieces:
             self._ready.append(AnswerDelta(content="".join(self._pieces)))
             self._pieces, self._chars = [], 0
+            self._last_delta = self._clock()
 
     # ── wake-up ─────────────────────────────────────────────────────────────────────
     def _signal(self) -> None:

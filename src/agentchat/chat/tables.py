@@ -88,12 +88,20 @@ class ChatMessage(Base):
     created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
     completed_at: Mapped[datetime | None] = mapped_column(Timestamp)
 
+    # Sized for issue 17 (migration 0005c): idx_chat_message_roots also serves the session's
+    # filter; the status index holds RUNNING answers only where partial indexes exist; on
+    # MariaDB the table is compressed.
     __table_args__ = (
-        Index("idx_chat_message_session", "session_id", "created_at"),
         Index("idx_chat_message_parent", "parent_id", "is_active"),
         Index("idx_chat_message_run", "run_id"),
         Index("idx_chat_message_roots", "session_id", "parent_id", "is_active"),
-        Index("idx_chat_message_status", "status"),
+        Index(
+            "idx_chat_message_status",
+            "status",
+            sqlite_where=text("status = 'RUNNING'"),
+            postgresql_where=text("status = 'RUNNING'"),
+        ),
+        {"mysql_row_format": "COMPRESSED", "mysql_key_block_size": "8"},
     )
 
 

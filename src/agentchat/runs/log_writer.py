@@ -58,7 +58,8 @@ class LogWriter:
                 "seq": seq,
                 "kind": event.kind,
                 "content": event.content,
-                "tool_name": getattr(event, "tool_name", None),
+                # from the fields, not getattr: a missing attribute costs pydantic an exception
+                "tool_name": event.__dict__.get("tool_name"),
                 "meta_json": json.dumps(meta, ensure_ascii=False) if meta else None,
                 "created_at": utcnow(),
             }
