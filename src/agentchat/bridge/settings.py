@@ -36,6 +36,8 @@ class BridgeSettings(BaseSettings):
     pool_size: int = Field(default=8, ge=1)
     clarify_timeout_s: float = Field(default=30 * 60, gt=0)
     keepalive_s: float = Field(default=10.0, gt=0)
+    # Exit when no API was heard from for this long (0: never; `serve` gives its bridge 120)
+    orphan_s: float = Field(default=0.0, ge=0)
     # Answer tokens are sent together for at most this long after the first (docs/contracts.md)
     answer_window_ms: float = Field(default=15.0, ge=0, le=100)
     answer_max_chars: int = Field(default=400, ge=1)
