@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -97,12 +99,19 @@ def _ask(http: httpx.Client, served: Served, session_id: int, message: str) -> l
     return read_events(f"{served.url}/api/chat/runs/{run_id}/stream", stop=until_terminal)
 
 
+def _messages(http: httpx.Client, session_id: int) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = http.get(f"/api/chat/sessions/{session_id}").json()["messages"]
+    return messages
+
+
 def test_a_killed_bridge_is_restarted_and_runs_are_refused_meanwhile(serves: Serves) -> None:
     served = serves.start()
     first = serves.bridge_pid()
     assert _health(served)["status"] == "ok"
     with httpx.Client(base_url=served.url, timeout=30) as http:
         session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
+        assert _ask(http, served, session_id, "#say before")[-1].event == "workflow_complete"
+        before = _messages(http, session_id)
         kill(first)
 
         degraded = wait_for(
@@ -116,7 +125,10 @@ def test_a_killed_bridge_is_restarted_and_runs_are_refused_meanwhile(serves: Ser
         assert refused.status_code == 503, refused.text
         assert refused.json()["error"]["code"] == "bridge_unavailable"
         assert refused.json()["error"]["message"]
-        assert http.get(f"/api/chat/sessions/{session_id}").json()["messages"] == []
+        again = http.post(f"/api/chat/messages/{before[-1]['id']}/regenerate")
+        assert again.status_code == 503, again.text
+        assert again.json()["error"]["code"] == "bridge_unavailable"
+        assert _messages(http, session_id) == before  # no row for the refused runs
 
         wait_for(
             lambda: _health(served)["status"],
@@ -196,3 +208,30 @@ def test_a_bridge_whose_api_never_comes_back_exits_by_itself(serves: Serves) -> 
     assert wait_gone(pid, orphan_s + 20), "the orphaned bridge is still running"
     assert "no API for" in (serves.home / "logs" / "bridge.log").read_text()
     assert (serves.home / "config.yaml").is_file()  # nothing the next API needs is removed
+
+
+def test_a_bridge_whose_port_was_taken_comes_back_elsewhere_and_runs_follow(
+    serves: Serves,
+) -> None:
+    served = serves.start()
+    state = bridge_state(serves.data_dir)
+    assert state is not None
+    port = urlsplit(state["url"]).port
+    assert port is not None
+    kill(serves.bridge_pid())
+    with socket.socket() as squatter:  # the old port is taken before the restart binds it
+        squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        squatter.bind(("127.0.0.1", port))
+        squatter.listen()
+        wait_for(
+            lambda: bridge_state(serves.data_dir),
+            lambda now: now is not None and now["url"] != state["url"],
+            timeout=START_TIMEOUT_S,
+            what="the bridge to come back on another port",
+        )
+        wait_for(lambda: _health(served)["status"], lambda s: s == "ok", timeout=30)
+        with httpx.Client(base_url=served.url, timeout=30) as http:
+            session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
+            events = _ask(http, served, session_id, "#say on the new port")
+            assert events[-1].event == "workflow_complete", events[-1]
+    assert "restarting the local Hermes Bridge failed" in served.log()

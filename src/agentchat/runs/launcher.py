@@ -60,7 +60,8 @@ class Launcher:
         reason = self.ctx.bridge_status.run_refusal()
         if reason is not None:
             raise ServiceUnavailable(
-                f"The agent service is restarting ({reason}); try again in a few seconds.",
+                f"The agent service is not available right now: {reason}. "
+                "Try again in a few seconds.",
                 code="bridge_unavailable",
             )
 
