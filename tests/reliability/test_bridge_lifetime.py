@@ -235,3 +235,23 @@ def test_a_bridge_whose_port_was_taken_comes_back_elsewhere_and_runs_follow(
             events = _ask(http, served, session_id, "#say on the new port")
             assert events[-1].event == "workflow_complete", events[-1]
     assert "restarting the local Hermes Bridge failed" in served.log()
+
+
+def test_a_bridge_that_stops_answering_is_replaced(serves: Serves) -> None:
+    served = serves.start()
+    frozen = serves.bridge_pid()
+    os.kill(frozen, signal.SIGSTOP)  # alive, port open, but no answer to the pings
+    try:
+        degraded = wait_for(
+            lambda: _health(served),
+            lambda body: body["status"] == "degraded",
+            timeout=60,
+            what="health to notice the bridge does not answer",
+        )
+        assert "did not answer 3 health checks" in degraded["reason"], degraded
+        wait_for(lambda: _health(served)["status"], lambda s: s == "ok", timeout=START_TIMEOUT_S)
+        assert not alive(frozen)
+        assert serves.bridge_pid() != frozen
+    finally:
+        if alive(frozen):
+            os.kill(frozen, signal.SIGKILL)
