@@ -145,11 +145,14 @@ def test_a_killed_bridge_is_restarted_and_runs_are_refused_meanwhile(serves: Ser
         assert events[-1].data["finalText"] == "back again"
 
 
-def test_a_restarted_api_reuses_the_bridge_its_predecessor_left(serves: Serves) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill", "term"])
+def test_a_restarted_api_reuses_the_bridge_its_predecessor_left(
+    serves: Serves, sig: signal.Signals
+) -> None:
     served = serves.start()
     pid = serves.bridge_pid()
-    served.process.kill()
-    served.process.wait(timeout=10)
+    served.process.send_signal(sig)
+    served.process.wait(timeout=60)
     assert alive(pid), "the bridge died with its API"
 
     again = serves.start()

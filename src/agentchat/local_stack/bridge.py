@@ -141,7 +141,11 @@ def config_fingerprint(settings: Settings) -> str:
     """What the bridge was started with: a bridge of another version, interpreter or settings
     (toolsets, skills, hermes home, AGENTCHAT_BRIDGE_* and HERMES_* tuning) is not re-used."""
     env = bridge_environment(bridge_settings_env(settings))
-    tuning = {k: v for k, v in env.items() if k.startswith(("AGENTCHAT_", "HERMES_"))}
+    tuning = {
+        k: v
+        for k, v in env.items()
+        if k.startswith(("AGENTCHAT_", "HERMES_")) and k != "AGENTCHAT_BRIDGE_SECRET"
+    }
     text = json.dumps([__version__, sys.executable, tuning], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
