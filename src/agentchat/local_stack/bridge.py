@@ -36,6 +36,8 @@ PING_TIMEOUT_S = 3.0
 
 
 class LocalBridge:
+    """The bridge process this `serve` uses: adopted from the state file or started here."""
+
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.data_dir = settings.data_dir.resolve()
@@ -50,18 +52,24 @@ class LocalBridge:
         with deciding(self.data_dir):
             recorded = read_state(self.data_dir)
             if recorded is not None and recorded.config == self.config and answers(recorded):
-                if self.state is None or recorded.pid != self.state.pid:
-                    self._process = None  # another `serve` started it, or an earlier one did
-                self.state = recorded
-                return recorded
-            if recorded is not None:
-                retire(recorded)  # other settings, or hung: it would hold the hermes home
-            same = recorded is not None and recorded.config == self.config
-            # The same URL and secret when possible: `serve --workers` handed them out.
-            secret = recorded.secret if recorded is not None and same else _new_secret()
-            self.state = self._launch(port or free_port(), secret)
-            write_state(self.data_dir, self.state)
-            return self.state
+                return self._adopt(recorded)
+            return self._replace(recorded, port)
+
+    def _adopt(self, recorded: BridgeState) -> BridgeState:
+        if self.state is None or recorded.pid != self.state.pid:
+            self._process = None  # another `serve` started it, or an earlier one did
+        self.state = recorded
+        return recorded
+
+    def _replace(self, recorded: BridgeState | None, port: int | None) -> BridgeState:
+        secret = _new_secret()
+        if recorded is not None:
+            retire(recorded)  # other settings, or hung: it would hold the hermes home
+            if recorded.config == self.config:  # `serve --workers` handed its URL and secret out
+                secret = recorded.secret
+        self.state = self._launch(port or free_port(), secret)
+        write_state(self.data_dir, self.state)
+        return self.state
 
     def problem(self) -> str | None:
         """Why the bridge is not running, or None when its process is there."""
