@@ -6,6 +6,7 @@ from fastapi import FastAPI
 
 from agentchat import __version__
 from agentchat.chat.router import router as chat_router
+from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings, get_settings
 from agentchat.lifecycle import lifespan
@@ -24,6 +25,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app = FastAPI(title="Agent Chat", version=__version__, lifespan=lifespan)
     app.state.settings = settings
     app.state.db = database or Database(settings.resolved_database_url)
+    app.state.bridge_status = BridgeStatus()  # written by the bridge watcher (lifecycle)
     install_api_error_handlers(app)
     install_security(app, settings)
     app.include_router(health_router)

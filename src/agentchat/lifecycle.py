@@ -7,6 +7,7 @@ few seconds. Without one there is one process, and start-up fails every RUNNING 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,6 +15,7 @@ from contextlib import asynccontextmanager
 import anyio
 from fastapi import FastAPI
 
+from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
 from agentchat.core.private_files import private_dir
 from agentchat.core.settings import Settings
@@ -48,6 +50,17 @@ def _bridges(settings: Settings, stack: LocalStack) -> BridgeRouter:
     return BridgeRouter(urls or ["http://127.0.0.1:9"], secret or stack.bridge_secret)
 
 
+def _follow_moves(stack: LocalStack, bridges: BridgeRouter) -> None:
+    """A restarted local bridge that came back on another port or secret: route there (on
+    the event loop; the supervisor tells it from its thread)."""
+    loop = asyncio.get_running_loop()
+
+    def moved(url: str, secret: str) -> None:
+        loop.call_soon_threadsafe(bridges.repoint, [url], secret)
+
+    stack.on_bridge_moved(moved)
+
+
 def _bus(settings: Settings) -> EventBus:
     if settings.redis_url:
         return make_bus(settings.redis_url, prefix=settings.redis_prefix)
@@ -67,22 +80,26 @@ def _loops(runs: RunService, owners: RunOwners | None) -> list[Periodic]:
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings: Settings = app.state.settings
     database: Database = app.state.db
-    stack = LocalStack(settings)
+    status: BridgeStatus = app.state.bridge_status
+    stack = LocalStack(settings, status)
     await anyio.to_thread.run_sync(stack.start)
     settings.scripted_llm_url = stack.scripted_url  # runs resolve the demo model to it
+    if settings.bridge_survives_api is None and stack.bridge_url:
+        settings.bridge_survives_api = stack.bridge_survives_api  # runs detach at shutdown
     try:
         await anyio.to_thread.run_sync(prepare_data, settings, database, stack.scripted_url)
         bridges, bus = _bridges(settings, stack), _bus(settings)
+        _follow_moves(stack, bridges)
         owners = (
             RunOwners.from_url(settings.redis_url, settings.redis_prefix)
             if settings.redis_url
             else None
         )
-        runs = RunService(database, bus, bridges, LogWriter(database), settings, owners)
+        runs = RunService(database, bus, bridges, LogWriter(database), settings, owners, status)
         loops = _loops(runs, owners)
         failed = await runs.recover() if owners is None else []
         if failed:
-            log.warning("marked %d interrupted answers as failed", len(failed))
+            log.warning("stored %d answers no bridge holds any more as interrupted", len(failed))
         for loop in loops:
             loop.start()
         app.state.runs = runs

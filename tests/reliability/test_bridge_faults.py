@@ -35,6 +35,12 @@ def test_a_killed_bridge_fails_the_run_and_a_restarted_one_takes_new_runs(
         assert time.monotonic() - killed_at < 5
         assert events[-1].event == "workflow_error"
         assert "agent service is unavailable" in events[-1].data["message"]
+        health = wait_for(
+            lambda: stack.get("/api/health"),
+            lambda body: body["status"] == "degraded",
+            what="health to notice the configured bridge is gone",
+        )
+        assert health["reason"] == "the Hermes Bridge does not answer its health check"
         assert [e.num for e in events] == list(range(1, len(events) + 1))
         assert len(events) >= len(seen)
 
@@ -55,6 +61,7 @@ def test_a_killed_bridge_fails_the_run_and_a_restarted_one_takes_new_runs(
         port = urlsplit(bridge.url).port
         assert port is not None
         revived = start_bridge(tmp_path / "b2", port, secret=bridge.secret)
+        wait_for(lambda: stack.get("/api/health")["status"], lambda s: s == "ok")
         _, again = stack.ask(session_id, "#say back again")
         assert again[-1].event == "workflow_complete", again[-1]
         # The failed turns stay on the branch, so the model may see their words too.

@@ -17,6 +17,7 @@ import pytest
 from agentchat.local_stack import free_port, wait_for_health
 from tests.scale.conftest import REDIS_URL, delete_keys, drop_schema
 from tests.support.databases import fresh_database_url, worker_tag
+from tests.support.local_bridge import stop_local_bridges
 from tests.support.sse import read_events, until_terminal
 
 START_TIMEOUT_S = 120.0
@@ -98,6 +99,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
         yield url, process
     finally:
         _stop(process)
+        stop_local_bridges(tmp_path)  # the local bridge outlives serve on purpose
         delete_keys(prefix)
         drop_schema(f"ac_{tag}")
 

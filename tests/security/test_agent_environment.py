@@ -44,7 +44,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
         local = LocalStack(settings)
         local.start()
     yield local
-    local.stop()
+    local.stop_bridge()
 
 
 @pytest.fixture

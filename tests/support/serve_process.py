@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 
 from agentchat.local_stack import free_port
+from tests.support.local_bridge import stop_local_bridges
 
 START_TIMEOUT_S = 90.0
 # No bridge child (these tests start processes, not runs) and no rate limit.
@@ -25,6 +26,7 @@ class Served:
     process: subprocess.Popen[bytes]
     log_path: Path
     url: str
+    data_dir: Path | None = None  # where its local bridge is recorded (ended with it)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -62,6 +64,8 @@ class Served:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=10)
+        if self.data_dir is not None:  # the local bridge outlives serve on purpose
+            stop_local_bridges(self.data_dir)
 
 
 def spawn_serve(
@@ -101,4 +105,12 @@ def spawn_serve(
             cwd=log_dir,
             start_new_session=True,  # its own group: a stuck child is killed with it
         )
-    return Served(process, log_path, url)
+    return Served(process, log_path, url, _data_dir(log_dir, args_list, env))
+
+
+def _data_dir(cwd: Path, args: list[str], env: dict[str, str]) -> Path:
+    if "--data-dir" in args:
+        folder = Path(args[args.index("--data-dir") + 1])
+    else:
+        folder = Path(env.get("AGENTCHAT_DATA_DIR", "./data"))
+    return folder if folder.is_absolute() else cwd / folder

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import os
 from collections.abc import AsyncIterator
 from typing import Annotated
 
@@ -38,6 +39,7 @@ def require_secret(request: Request, service: ServiceDep) -> None:
     expected = f"Bearer {secret.get_secret_value()}"
     if not hmac.compare_digest(header.encode(), expected.encode()):
         raise Unauthorized("missing or wrong bridge secret")
+    request.app.state.liveness.touch()  # an API is there (bridge/orphan.py)
 
 
 public = APIRouter(tags=["bridge"])
@@ -45,10 +47,14 @@ router = APIRouter(tags=["bridge"], dependencies=[Depends(require_secret)])
 
 
 @public.get("/health", operation_id="bridgeHealth")
-def health(service: ServiceDep) -> JSONResponse:
+def health(request: Request, service: ServiceDep) -> JSONResponse:
+    """Public; with the secret (the API's pings) it is checked and counts as hearing from an
+    API."""
+    if "authorization" in request.headers:
+        require_secret(request, service)
     if not service.ready:
-        return JSONResponse({"status": "starting"}, status_code=503)
-    return JSONResponse({"status": "ok", **service.stats()})
+        return JSONResponse({"status": "starting", "pid": os.getpid()}, status_code=503)
+    return JSONResponse({"status": "ok", "pid": os.getpid(), **service.stats()})
 
 
 @router.post("/run", operation_id="bridgeRun")

@@ -1,11 +1,13 @@
-"""The bridge process: configure HERMES_HOME, import hermes, serve the routes."""
+"""The bridge process: take its hermes home, configure HERMES_HOME, import hermes, serve the
+routes; exit when no API was heard from for `orphan_s` (a bridge `serve` started)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import os
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,8 @@ from fastapi import FastAPI
 
 from agentchat import __version__
 from agentchat.bridge.hermes_home import install_bridge_log, prepare_home
+from agentchat.bridge.home_lock import HomeTaken, hold_home
+from agentchat.bridge.orphan import Liveness, exit_when_orphaned
 from agentchat.bridge.policy import BridgeMisconfigured, check_secret
 from agentchat.bridge.router import public, router
 from agentchat.bridge.service import BridgeService
@@ -21,24 +25,36 @@ from agentchat.bridge.settings import BridgeSettings
 from agentchat.core.error_handlers import install_error_handlers
 
 log = logging.getLogger(__name__)
+HOME_TAKEN_EXIT = 3
 
 
-def create_app(settings: BridgeSettings) -> FastAPI:
-    """The bridge app; HERMES_HOME is prepared here, hermes imported at start-up."""
+def create_app(settings: BridgeSettings, stop: Callable[[], None] | None = None) -> FastAPI:
+    """The bridge app; the hermes home is locked and prepared here, hermes imported at
+    start-up. `stop` ends the server (used when the bridge is orphaned)."""
     check_secret(settings)
+    hold_home(settings.home)  # before config.yaml is written: the home may be another's
     home = prepare_home(settings)
     install_bridge_log(home)
     service = BridgeService(settings)
+    liveness = Liveness()
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await asyncio.get_running_loop().run_in_executor(None, service.warm)
-        log.info("bridge ready (home %s)", home)
+        log.info("bridge ready (home %s, pid %d)", home, os.getpid())
+        liveness.touch()
+        watch = None
+        if settings.orphan_s > 0 and stop is not None:
+            orphaned = exit_when_orphaned(liveness, service.runs, settings.orphan_s, stop)
+            watch = asyncio.create_task(orphaned, name="orphan-watch")
         yield
+        if watch is not None:
+            watch.cancel()
         service.shutdown()
 
     app = FastAPI(title="Hermes Bridge", version=__version__, lifespan=lifespan)
     app.state.bridge = service
+    app.state.liveness = liveness
     install_error_handlers(app)
     app.include_router(public)
     app.include_router(router)
@@ -58,8 +74,26 @@ def main(
         overrides["skills_dir"] = skills_dir
     settings = BridgeSettings(**overrides)
     os.environ.pop("AGENTCHAT_BRIDGE_SECRET", None)  # read once; the agent's tools never see it
+    stop = _ServerStop()
     try:
-        app = create_app(settings)
+        app = create_app(settings, stop=stop)
     except BridgeMisconfigured as exc:
         raise SystemExit(f"agentchat bridge: {exc}") from exc
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    except HomeTaken as exc:
+        print(f"agentchat bridge: {exc}", file=sys.stderr)
+        raise SystemExit(HOME_TAKEN_EXIT) from exc
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    stop.server = server
+    server.run()
+    if not server.started:
+        raise SystemExit(1)
+
+
+class _ServerStop:
+    """Ends the uvicorn server (which is built after the app that needs this)."""
+
+    server: Any = None
+
+    def __call__(self) -> None:
+        if self.server is not None:
+            self.server.should_exit = True

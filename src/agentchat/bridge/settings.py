@@ -38,6 +38,8 @@ class BridgeSettings(BaseSettings):
     keepalive_s: float = Field(default=10.0, gt=0)
     # An ended run's events stay this long for a client that has not read its end yet
     run_retention_s: float = Field(default=300.0, ge=0)
+    # Exit when no API was heard from for this long (0: never; `serve` gives its bridge 120)
+    orphan_s: float = Field(default=0.0, ge=0)
     # Answer tokens are sent together for at most this long after the first (docs/contracts.md)
     answer_window_ms: float = Field(default=15.0, ge=0, le=100)
     answer_max_chars: int = Field(default=400, ge=1)

@@ -26,6 +26,11 @@ class Settings(BaseSettings):
         default=None, description="Comma-separated bridge URLs; unset starts a local bridge"
     )
     bridge_secret: SecretStr | None = None
+    bridge_orphan_s: float = Field(
+        default=120.0,
+        gt=0,
+        description="The local bridge exits when it hears from no API for this long",
+    )
     skills_dir: Path | None = None
     hermes_home: Path | None = None
     max_active_runs: int = 5

@@ -20,6 +20,7 @@ class BridgeRouter:
         if not urls:
             raise ValueError("at least one bridge URL is needed")
         self._clients = {url: BridgeClient(url, secret) for url in urls}
+        self._retired: list[BridgeClient] = []
         self._down_until: dict[str, float] = {}
         self._down_s = down_s
 
@@ -46,8 +47,15 @@ class BridgeRouter:
     def mark_up(self, url: str) -> None:
         self._down_until.pop(url, None)
 
+    def repoint(self, urls: list[str], secret: str | None) -> None:
+        """Route to these bridges from now on (the local bridge came back elsewhere). Clients of
+        the old ones are closed with the router: a turn may still hold one."""
+        self._retired.extend(self._clients.values())
+        self._clients = {url: BridgeClient(url, secret) for url in urls}
+        self._down_until.clear()
+
     async def aclose(self) -> None:
-        for client in self._clients.values():
+        for client in [*self._clients.values(), *self._retired]:
             await client.aclose()
 
 

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import anyio
 from sqlalchemy.orm import Session
 
+from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
@@ -72,6 +73,7 @@ class RunContext:
     log_writer: LogWriter
     settings: Settings
     owners: RunOwners | None = None
+    bridge_status: BridgeStatus = field(default_factory=BridgeStatus)
     active: dict[str, ActiveRun] = field(default_factory=dict)
     # ids whose RUNNING row may exist before `active` has them (the sweeper leaves them be)
     claimed: set[str] = field(default_factory=set)

@@ -11,6 +11,7 @@ from typing import Any
 
 import anyio
 
+from agentchat.core.errors import ServiceUnavailable
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.planning import RunPlanner
@@ -27,6 +28,7 @@ class Launcher:
         self._start_lock = asyncio.Lock()
 
     async def start(self, session_id: int, body: RunStart) -> RunStarted:
+        self._check_bridges()
         if body.skill_folder:  # a skill chosen now: checked before any database lock is taken
             await anyio.to_thread.run_sync(self.planner.skill_names, body.skill_folder)
         run_id = await self._claim()
@@ -42,6 +44,7 @@ class Launcher:
         )
 
     async def regenerate(self, message_id: int) -> Regenerated:
+        self._check_bridges()
         run_id = await self._claim()
         async with self._start_lock, self._unclaim_on_error(run_id):
             run = await self.ctx.in_thread(
@@ -50,6 +53,17 @@ class Launcher:
         await self._load_skill(run)
         await self._launch(run)
         return Regenerated(run_id=run.run_id, new_message_id=run.plan.message_id)
+
+    def _check_bridges(self) -> None:
+        """While the local bridge is being restarted a run would only fail: refuse it at once,
+        before any row is written."""
+        reason = self.ctx.bridge_status.run_refusal()
+        if reason is not None:
+            raise ServiceUnavailable(
+                f"The agent service is not available right now: {reason}. "
+                "Try again in a few seconds.",
+                code="bridge_unavailable",
+            )
 
     async def _load_skill(self, run: ActiveRun) -> None:
         folder = run.plan.skill_folder

@@ -16,6 +16,7 @@ worker thread (`RunContext.in_thread`).
 
 from __future__ import annotations
 
+from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
@@ -50,8 +51,11 @@ class RunService:
         log_writer: LogWriter,
         settings: Settings,
         owners: RunOwners | None = None,
+        bridge_status: BridgeStatus | None = None,
     ) -> None:
-        self.ctx = RunContext(database, bus, bridges, log_writer, settings, owners)
+        self.ctx = RunContext(
+            database, bus, bridges, log_writer, settings, owners, bridge_status or BridgeStatus()
+        )
         self.driver = RunDriver(self.ctx, RunPublisher(self.ctx))
         self.launcher = Launcher(self.ctx, self.driver.drive)
         self.recovery = Recovery(self.ctx, self.driver.drive_attached)

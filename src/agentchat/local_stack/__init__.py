@@ -1,0 +1,110 @@
+"""What `agentchat serve` runs beside the API when no bridge URL is configured: the local Hermes
+Bridge (its own process, which outlives the API and is supervised by it; see `bridge.py` and
+`supervisor.py`) and the scripted demo model on a thread (which stops with the API)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from agentchat.core.bridge_status import BridgeStatus
+from agentchat.core.settings import Settings
+from agentchat.local_stack.bridge import LocalBridge
+from agentchat.local_stack.processes import free_port, wait_for_health
+from agentchat.local_stack.supervisor import BridgeMonitor, BridgeSupervisor, Moved
+
+__all__ = [
+    "LocalStack",
+    "free_port",
+    "several_workers_problem",
+    "wait_for_health",
+    "worker_env",
+]
+
+
+@dataclass
+class LocalStack:
+    settings: Settings
+    status: BridgeStatus = field(default_factory=BridgeStatus)
+    bridge_url: str | None = None
+    bridge_secret: str | None = None
+    scripted_url: str | None = None
+    # The local bridge is not stopped with the API: turns go on, a restarted API re-uses it.
+    bridge_survives_api: ClassVar[bool] = True
+    _bridge: LocalBridge | None = None
+    _watcher: BridgeSupervisor | BridgeMonitor | None = None
+    _stops: list[Callable[[], None]] = field(default_factory=list)
+
+    def start(self) -> None:
+        if self.settings.scripted_llm_url:  # started once by `serve --workers` for all workers
+            self.scripted_url = self.settings.scripted_llm_url
+        elif self.settings.start_scripted_llm:
+            from agentchat.scripted_llm.server import serve_in_thread
+
+            self.scripted_url, stop = serve_in_thread()
+            self._stops.append(stop)
+        if self.settings.bridge_urls:
+            self._watch_configured()
+        elif self.settings.start_bridge:
+            self._start_bridge()
+
+    def _start_bridge(self) -> None:
+        self._bridge = LocalBridge(self.settings)
+        state = self._bridge.acquire()
+        self.bridge_url, self.bridge_secret = state.url, state.secret
+        supervisor = BridgeSupervisor(self._bridge, self.status)
+        supervisor.moved.append(self._moved)
+        self._watcher = supervisor
+        supervisor.start()
+
+    def _watch_configured(self) -> None:
+        secret = self.settings.bridge_secret
+        plain = secret.get_secret_value() if secret else None
+        self._watcher = BridgeMonitor(self.settings.bridge_urls, plain, self.status)
+        self._watcher.start()
+
+    def _moved(self, url: str, secret: str) -> None:
+        self.bridge_url, self.bridge_secret = url, secret
+
+    def on_bridge_moved(self, callback: Moved) -> None:
+        """`callback(url, secret)` runs (on the supervisor's thread) when a restarted local
+        bridge got another URL or secret."""
+        if isinstance(self._watcher, BridgeSupervisor):
+            self._watcher.moved.append(callback)
+
+    def stop(self) -> None:
+        """Stop watching and the scripted model; the local bridge keeps running (it exits by
+        itself when no API comes back within AGENTCHAT_BRIDGE_ORPHAN_S)."""
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+        for stop in reversed(self._stops):
+            stop()
+        self._stops.clear()
+
+    def stop_bridge(self) -> None:
+        """Stop the local bridge too (tests; an operator uninstalling)."""
+        self.stop()
+        if self._bridge is not None:
+            self._bridge.stop()
+
+
+def several_workers_problem(settings: Settings) -> str | None:
+    """Why this configuration cannot run several API processes, or None when it can."""
+    if settings.resolved_database_url.startswith("sqlite"):
+        return "--workers > 1 needs PostgreSQL or MySQL (--database-url); SQLite is one process"
+    if not settings.redis_url:
+        return "--workers > 1 needs Redis (--redis-url) to share run events between processes"
+    return None
+
+
+def worker_env(stack: LocalStack) -> dict[str, str]:
+    """What API workers need to use the stack their parent started instead of their own."""
+    env = {"AGENTCHAT_START_BRIDGE": "false", "AGENTCHAT_START_SCRIPTED_LLM": "false"}
+    if stack.bridge_url and stack.bridge_secret:
+        env["AGENTCHAT_BRIDGE_URL"] = stack.bridge_url
+        env["AGENTCHAT_BRIDGE_SECRET"] = stack.bridge_secret
+    if stack.scripted_url:
+        env["AGENTCHAT_SCRIPTED_LLM_URL"] = stack.scripted_url
+    return env

@@ -1,0 +1,119 @@
+"""Starting and looking at processes: free ports, health waits, the bridge's command line, pids
+that may or may not still be a bridge."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from agentchat.core.bridge_env import bridge_environment
+from agentchat.core.settings import Settings
+
+BRIDGE_START_TIMEOUT_S = 60.0
+BRIDGE_STOP_TIMEOUT_S = 10.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_health(
+    url: str, process: subprocess.Popen[bytes] | None, timeout: float, path: str = "/health"
+) -> None:
+    """Wait until GET url+path answers 200; fail early when the process has exited."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"{url} exited with code {process.returncode} during start-up")
+        try:
+            if httpx.get(url + path, timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"{url} did not become healthy within {timeout:.0f} s")
+
+
+def bridge_settings_env(settings: Settings) -> dict[str, str]:
+    """The settings the local bridge is started with (also its configuration fingerprint)."""
+    return {
+        "AGENTCHAT_HERMES_HOME": str(settings.resolved_hermes_home),
+        "AGENTCHAT_SKILLS_DIR": str(settings.resolved_skills_dir),
+        "AGENTCHAT_AGENT_TOOLSETS": ",".join(settings.toolsets),
+        "AGENTCHAT_AGENT_SKILL_MANAGEMENT": str(settings.agent_skill_management),
+        "AGENTCHAT_BRIDGE_ORPHAN_S": str(settings.bridge_orphan_s),
+    }
+
+
+def spawn_bridge(settings: Settings, port: int, secret: str) -> subprocess.Popen[bytes]:
+    """`agentchat bridge` on a loopback port in its own session (it outlives this process),
+    its secret on stdin (never in its environment, which the agent can read)."""
+    log_dir = settings.data_dir.resolve() / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    env = bridge_environment(bridge_settings_env(settings))
+    command = [sys.executable, "-m", "agentchat.cli", "bridge", "--port", str(port)]
+    with (log_dir / "bridge.out").open("ab") as out:
+        process = subprocess.Popen(
+            [*command, "--secret-stdin"],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    assert process.stdin is not None
+    process.stdin.write(f"{secret}\n".encode())
+    process.stdin.close()
+    return process
+
+
+def pid_alive(pid: int) -> bool:
+    """The process exists and is not a zombie (Linux /proc; elsewhere: it can be signalled)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return _signallable(pid)
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def _signallable(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def is_bridge(pid: int) -> bool:
+    """Whether `pid` runs `agentchat bridge` (a recorded pid may have been reused since)."""
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"agentchat.cli" in words and b"bridge" in words and pid_alive(pid)
+
+
+def stop_pid(pid: int, timeout: float = BRIDGE_STOP_TIMEOUT_S) -> None:
+    """SIGTERM a bridge that is not our child, then SIGKILL when it lingers."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not pid_alive(pid):
+                return
+            time.sleep(0.05)
