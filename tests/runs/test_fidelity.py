@@ -192,7 +192,7 @@ def test_a_chats_toolsets_hold_for_every_run_of_it(stack: Stack) -> None:
     assert _tools_offered(events) == {"clarify", "todo"}
     again = stack.post(f"/api/chat/messages/{started['messageId']}/regenerate", expect=201)
     assert _tools_offered(stack.events(again["runId"])) == {"clarify", "todo"}
-    edit = {"content": "#echo-tools\n#say edited"}
+    edit = {"content": "Edited question.\n#echo-tools"}
     edited = stack.http.patch(f"/api/chat/messages/{started['userMessageId']}", json=edit)
     assert edited.status_code == 200, edited.text
     body = {"message": edit["content"], "parentMessageId": edited.json()["newMessageId"]}

@@ -108,8 +108,9 @@ def is_real_user(message: dict[str, Any]) -> bool:
 
 
 def read_conversation(
-    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    messages: list[dict[str, Any]], offered: list[dict[str, Any]] | None = None
 ) -> Conversation:
+    """`offered`: the request's `tools` (OpenAI function schemas)."""
     users = [i for i, m in enumerate(messages) if is_real_user(m)]
     last = users[-1] if users else -1
     latest = _unwrap_prior_context(message_text(messages[last])) if users else ""
@@ -131,7 +132,7 @@ def read_conversation(
         message_count=len(messages),
         nudged=any(message_text(m).lstrip().startswith("[System:") for m in nudges),
         system_text=message_text(system) if system else "",
-        tool_names=tool_names(tools or []),
+        tool_names=tool_names(offered or []),
     )
 
 
