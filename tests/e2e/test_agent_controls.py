@@ -88,13 +88,17 @@ def test_toolset_checkboxes_are_kept_with_the_chat(
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_interim_text_stays_before_its_tool_call(page: Page, size: str) -> None:
+def test_interim_text_stays_before_its_tool_call(
+    page: Page, e2e_stack: E2EStack, size: str
+) -> None:
     _size(page, size)
     open_chat(page)
-    send(page, "#say Let me check.\n#tool skills_list {}\n#sleep 2000\n#say All checked.")
+    gate = f"interim-{size}-{time.monotonic_ns()}"
+    send(page, f"#say Let me check.\n#tool skills_list {{}}\n#hold {gate}\n#say All checked.")
     session_id = current_session_id(page)
     reply = last_assistant(page)
     expect(tid(reply, "tool-said")).to_have_text("Let me check.")  # while it runs
+    e2e_stack.release(gate)
     wait_finished(reply, "SUCCESS")
     expect(tid(reply, "answer")).to_have_text("All checked.")
 

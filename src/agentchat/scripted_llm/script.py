@@ -32,6 +32,7 @@ KNOWN = frozenset(
         "stall",
         "think-inline",
         "system-contains",
+        "hold",
     }
 )
 TOOL_DIRECTIVES = frozenset({"tool", "also", "todo", "clarify"})
