@@ -54,7 +54,29 @@ async def test_a_stalled_stream_is_stored_once_without_the_nudge(
     assert [m["role"] for m in messages] == ["user", "assistant"], messages
     assert messages[-1]["content"] == answer
     assert "[System:" not in str(messages)
-    assert turn.result.usage["apiCalls"] == 2
+    usage = turn.result.usage
+    assert usage["apiCalls"] == 2
+    # The cut-off attempt reported no usage: it is estimated (hermes' ~4 characters a token)
+    # and counted, and said to be estimated.
+    assert usage["estimatedCompletionTokens"] == (len("Alpha bravo charlie delta") + 3) // 4
+    assert usage["estimatedPromptTokens"] > 100  # system prompt, tools and the question
+    assert usage["promptTokens"] > usage["estimatedPromptTokens"]
+    assert usage["completionTokens"] > usage["estimatedCompletionTokens"]
+    assert usage["totalTokens"] == usage["promptTokens"] + usage["completionTokens"]
+
+
+async def test_tool_durations_come_from_hermes_tool_progress(
+    client: BridgeClient, scripted_model: str
+) -> None:
+    message = '#tool skills_list {}\n#also skill_view {"name": "no-such-skill"}\n#say ok'
+    turn = await run_turn(client, scripted_model, message, session="progress")
+
+    assert turn.result is not None and turn.result.status == "success", turn.result
+    results = {e.tool_name: e.meta or {} for e in turn.of("tool_result")}
+    assert set(results) == {"skills_list", "skill_view"}, turn.kinds()
+    for meta in results.values():
+        assert meta.get("timedBy") == "hermes", meta
+        assert isinstance(meta.get("durationMs"), int) and meta["durationMs"] >= 0
 
 
 async def test_text_before_a_tool_call_is_an_interim_event_in_order(

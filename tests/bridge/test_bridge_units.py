@@ -16,6 +16,7 @@ from agentchat.bridge.clarify import ClarifyGate, ClarifyOutcome
 from agentchat.bridge.memory import MemoryFiles
 from agentchat.bridge.pool import AgentPool, pool_key
 from agentchat.bridge.schemas import MemoryUpdate
+from agentchat.bridge.stall_usage import with_estimates
 from agentchat.bridge.text import strip_face, strip_leading_symbols, truncate
 from agentchat.bridge.translate import TurnTranslator
 from agentchat.bridge.turn import clean_message, new_messages
@@ -183,3 +184,48 @@ def test_the_bridge_process_does_not_load_the_api_database_layer() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip() == "", done.stdout
+
+
+def test_tool_results_take_hermes_duration_and_error_from_its_progress() -> None:
+    translator, events = _translator()
+    translator.on_tool_start("c1", "terminal", {})
+    translator.on_tool_progress("tool.started", "terminal", "ls", {})
+    translator.on_tool_progress(
+        "tool.completed", "terminal", None, None, {"duration": 1.25, "is_error": True}
+    )
+    translator.on_tool_complete("c1", "terminal", {}, "exit 2")
+    translator.on_tool_start("c2", "memory", {})
+    translator.on_tool_complete("c2", "memory", {}, "saved")  # no progress: our own timing
+
+    results = [d["meta"] for _, d in events if d.get("kind") == "tool_result"]
+    assert results[0] == {
+        "toolCallId": "c1",
+        "durationMs": 1250,
+        "isError": True,
+        "timedBy": "hermes",
+    }
+    assert "timedBy" not in results[1] and isinstance(results[1]["durationMs"], int)
+
+
+def test_a_cut_off_attempt_is_estimated_and_counted() -> None:
+    nudge = "[System: the stream was cut. Continue exactly where you left off.]"
+    messages = [
+        {"role": "user", "content": "question"},
+        {"role": "assistant", "content": "partial ans"},
+        {"role": "user", "content": nudge},
+        {"role": "assistant", "content": "partial answer, whole"},
+    ]
+    sent: list[list[dict[str, Any]]] = []
+
+    def request_tokens(msgs: list[dict[str, Any]], system: str, tools: Any) -> int:
+        sent.append(msgs)
+        return 100 + len(system)
+
+    usage = {"promptTokens": 50, "completionTokens": 5, "totalTokens": 55}
+    counted = with_estimates(usage, messages, "sys", None, request_tokens, lambda t: len(t))
+    assert sent == [messages[:1]]
+    assert counted["estimatedPromptTokens"] == 103
+    assert counted["estimatedCompletionTokens"] == len("partial ans")
+    assert counted["promptTokens"] == 153 and counted["completionTokens"] == 16
+    assert counted["totalTokens"] == 169
+    assert with_estimates(usage, messages[:2], "", None, request_tokens, len) == usage

@@ -57,6 +57,17 @@ async def test_an_openai_compatible_endpoint_gets_no_ollama_options_and_no_inven
     assert "temperature" not in body and "reasoning_effort" not in body, body
 
 
+@pytest.mark.parametrize("provider", ["openai-compatible", "ollama", "openai", "openrouter"])
+async def test_no_max_output_is_sent_when_the_model_sets_none(
+    client: BridgeClient, recorder: RecordingModel, provider: str
+) -> None:
+    """hermes' provider profiles would send their default (65,536 for Ollama and other
+    "custom" endpoints); the provider's own default applies instead."""
+    body = await _ask(client, recorder, f"no-max-{provider}", provider)
+    assert "max_tokens" not in body and "max_completion_tokens" not in body, body
+    assert "max_output_tokens" not in body, body
+
+
 async def test_per_model_options_reach_an_openai_compatible_endpoint(
     client: BridgeClient, recorder: RecordingModel
 ) -> None:

@@ -18,6 +18,7 @@ SESSION_KEYS = {
     "title",
     "modelId",
     "skillFolder",
+    "toolsets",
     "hermesSession",
     "status",
     "createdAt",

@@ -12,6 +12,7 @@ import pytest
 from agentchat.core.database import Database
 from tests.runs.conftest import Stack, make_stack
 from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.sse import Sse, until_terminal
 
 SKILL_MD = """---
 name: haiku-skill
@@ -56,6 +57,10 @@ def test_a_stalled_answer_is_stored_once(stack: Stack) -> None:
     assert events[-1].data["finalText"] == "Alpha bravo charlie delta\necho"
     assert events[-1].data["usage"]["apiCalls"] == 2
     assert _answer(stack, session_id)["content"] == "Alpha bravo charlie delta\necho"
+    usage = stack.get(f"/api/chat/sessions/{session_id}/stats")["usage"]
+    assert usage["estimatedCompletionTokens"] == 7  # "Alpha bravo charlie delta", cut off
+    assert usage["estimatedPromptTokens"] > 0
+    assert usage["promptTokens"] > usage["estimatedPromptTokens"]
     _, events = stack.ask(session_id, "#echo-context")
     assert "[System:" not in events[-1].data["finalText"]
 
@@ -166,3 +171,90 @@ def test_toolsets_narrow_within_the_servers_list(stack: Stack) -> None:
     )
     assert wider.status_code == 422, wider.text
     assert "terminal" in wider.json()["error"]["message"]
+
+
+def _tools_offered(events: list[Sse]) -> set[str]:
+    assert events[-1].event == "workflow_complete", events[-1].data
+    text = str(events[-1].data["finalText"])
+    assert text.startswith("TOOLS:"), text
+    return set(text.removeprefix("TOOLS:").split())
+
+
+def test_a_chats_toolsets_hold_for_every_run_of_it(stack: Stack) -> None:
+    session_id = stack.new_session()
+    path = f"/api/chat/sessions/{session_id}"
+    saved = stack.http.patch(path, json={"toolsets": ["todo", "clarify"]})
+    assert saved.status_code == 200, saved.text
+    assert saved.json()["toolsets"] == ["clarify", "todo"]  # the server's order
+    assert stack.get(path)["session"]["toolsets"] == ["clarify", "todo"]
+
+    started, events = stack.ask(session_id, "#echo-tools")
+    assert _tools_offered(events) == {"clarify", "todo"}
+    again = stack.post(f"/api/chat/messages/{started['messageId']}/regenerate", expect=201)
+    assert _tools_offered(stack.events(again["runId"])) == {"clarify", "todo"}
+    edit = {"content": "Edited question.\n#echo-tools"}
+    edited = stack.http.patch(f"/api/chat/messages/{started['userMessageId']}", json=edit)
+    assert edited.status_code == 200, edited.text
+    body = {"message": edit["content"], "parentMessageId": edited.json()["newMessageId"]}
+    _, events = stack.ask(session_id, **body)
+    assert _tools_offered(events) == {"clarify", "todo"}
+
+    refused = stack.http.patch(path, json={"toolsets": ["clarify", "terminal"]})
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["error"]["code"] == "toolset_not_allowed"
+    assert "terminal" in refused.json()["error"]["message"]
+    assert stack.get(path)["session"]["toolsets"] == ["clarify", "todo"]
+
+    cleared = stack.http.patch(path, json={"toolsets": None})
+    assert cleared.status_code == 200 and cleared.json()["toolsets"] is None
+    _, events = stack.ask(session_id, "#echo-tools")
+    assert {"clarify", "todo", "memory", "skills_list"} <= _tools_offered(events)
+
+
+def test_a_new_chat_can_start_with_its_toolsets(stack: Stack) -> None:
+    created = stack.post("/api/chat/sessions", {"toolsets": ["memory"]}, expect=201)
+    assert created["session"]["toolsets"] == ["memory"]
+    _, events = stack.ask(created["sessionId"], "#echo-tools")
+    assert _tools_offered(events) == {"memory"}
+    refused = stack.http.post("/api/chat/sessions", json={"toolsets": ["code"]})
+    assert refused.status_code == 422
+    assert refused.json()["error"]["code"] == "toolset_not_allowed"
+
+
+def _until_end_or_pause(events: list[Sse]) -> bool:
+    return until_terminal(events) or any(e.data.get("kind") == "clarify_request" for e in events)
+
+
+def test_allow_for_this_chat_outlives_a_bridge_restart(
+    tmp_path: Path, database: Database, scripted_url: str
+) -> None:
+    toolsets = "clarify,todo,terminal"
+    root = tmp_path / "restarting-bridge"
+    bridge = start_bridge(root, AGENTCHAT_AGENT_TOOLSETS=toolsets)
+    port = int(bridge.url.rsplit(":", 1)[1])
+    stack, close = make_stack(tmp_path, database, bridge, scripted_url, agent_toolsets=toolsets)
+    try:
+        session_id = stack.new_session()
+        first, second = tmp_path / "first", tmp_path / "second"
+        for target in (first, second):
+            (target / "inside").mkdir(parents=True)
+        ask = "#tool terminal {}\n#say done"
+        started = stack.start(session_id, ask.format(json.dumps({"command": f"rm -rf {first}"})))
+        asked = stack.events(started["runId"], stop=_until_end_or_pause)
+        pause = next(e for e in asked if e.data.get("kind") == "clarify_request").data["meta"]
+        body = {"clarifyId": pause["clarifyId"], "answer": "Allow for this chat"}
+        stack.post(f"/api/chat/runs/{started['runId']}/clarify", body, expect=200)
+        assert stack.events(started["runId"])[-1].event == "workflow_complete"
+        assert not first.exists()
+
+        bridge.stop()  # hermes held the approval in this process only
+        bridge = start_bridge(root, port, secret=bridge.secret, AGENTCHAT_AGENT_TOOLSETS=toolsets)
+        started = stack.start(session_id, ask.format(json.dumps({"command": f"rm -rf {second}"})))
+        events = stack.events(started["runId"], stop=_until_end_or_pause)
+        kinds = [e.data.get("kind") for e in events]
+        assert "clarify_request" not in kinds, "asked again after the bridge restarted"
+        assert events[-1].event == "workflow_complete", events[-1].data
+        assert not second.exists()
+    finally:
+        close()
+        bridge.stop()

@@ -240,3 +240,10 @@ def test_also_adds_calls_to_the_same_assistant_message() -> None:
 def test_also_without_a_tool_before_it_is_a_tool_call_of_its_own() -> None:
     (call,) = _calls(_events(_user('#say hi\n#also memory {"action": "read"}')))
     assert call.name == "memory"
+
+
+def test_echo_tools_names_the_functions_the_request_offered() -> None:
+    offered = [{"type": "function", "function": {"name": n}} for n in ("todo", "clarify")]
+    conversation = read_conversation([_user("#echo-tools")], offered)
+    assert _text(list(plan_reply(conversation).events())) == "TOOLS: clarify todo"
+    assert _text(_events(_user("#echo-tools"))).strip() == "TOOLS:"

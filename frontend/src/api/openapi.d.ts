@@ -142,7 +142,7 @@ export interface paths {
         head?: never;
         /**
          * Update Session
-         * @description Rename, switch model or skill, archive (status ARCHIVED) or restore (ACTIVE).
+         * @description Rename, switch model, skill or toolsets, archive (status ARCHIVED) or restore (ACTIVE).
          */
         patch: operations["updateChatSession"];
         trace?: never;
@@ -1161,6 +1161,8 @@ export interface components {
             modelId?: number | null;
             /** Skillfolder */
             skillFolder?: string | null;
+            /** Toolsets */
+            toolsets?: string[] | null;
         };
         /** SessionCreated */
         SessionCreated: {
@@ -1199,6 +1201,8 @@ export interface components {
             modelId: number | null;
             /** Skillfolder */
             skillFolder: string | null;
+            /** Toolsets */
+            toolsets: string[] | null;
             /** Hermessession */
             hermesSession: string | null;
             status: components["schemas"]["SessionStatus"];
@@ -1253,7 +1257,8 @@ export interface components {
         SessionStatus: "ACTIVE" | "ARCHIVED";
         /**
          * SessionUpdate
-         * @description Only the fields sent are changed; `null` clears title, modelId or skillFolder.
+         * @description Only the fields sent are changed; `null` clears title, modelId or skillFolder, and gives
+         *     the chat all of the server's toolsets again.
          */
         SessionUpdate: {
             /** Title */
@@ -1263,6 +1268,8 @@ export interface components {
             /** Skillfolder */
             skillFolder?: string | null;
             status?: components["schemas"]["SessionStatus"] | null;
+            /** Toolsets */
+            toolsets?: string[] | null;
         };
         /** SkillDetail */
         SkillDetail: {
@@ -1501,7 +1508,11 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** ToolResultMeta */
+        /**
+         * ToolResultMeta
+         * @description `durationMs` and `isError` as hermes measured and judged them (`timedBy: "hermes"`, from
+         *     its tool progress callback), else the bridge's own start/complete timing (no `timedBy`).
+         */
         ToolResultMeta: {
             /** Toolcallid */
             toolCallId: string;
@@ -1509,6 +1520,8 @@ export interface components {
             durationMs?: number | null;
             /** Iserror */
             isError?: boolean | null;
+            /** Timedby */
+            timedBy?: "hermes" | null;
         } & {
             [key: string]: unknown;
         };
@@ -1562,6 +1575,16 @@ export interface components {
              * @default 0
              */
             summaryCompletionTokens: number;
+            /**
+             * Estimatedprompttokens
+             * @default 0
+             */
+            estimatedPromptTokens: number;
+            /**
+             * Estimatedcompletiontokens
+             * @default 0
+             */
+            estimatedCompletionTokens: number;
             /**
              * Apicalls
              * @default 0

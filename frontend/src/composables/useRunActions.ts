@@ -22,8 +22,6 @@ export interface RunActionsOptions {
 export interface RunChoice {
   modelId?: number | null
   skillFolder?: string | null
-  /** Narrows the server's toolsets for this run (null: all of them). */
-  toolsets?: string[] | null
 }
 
 export function useRunActions({ pool, view, lock, onSessionChanged }: RunActionsOptions) {
@@ -71,7 +69,6 @@ export function useRunActions({ pool, view, lock, onSessionChanged }: RunActions
     if (!message) return false
     const started = await withRunStart(async (sessionId) => {
       const body: StartRunBody = { message, modelId: choice.modelId ?? null, skillFolder: choice.skillFolder ?? null }
-      if (choice.toolsets) body.toolsets = choice.toolsets
       const result = await runsApi.start(sessionId, body)
       const leaf = view.messages.value[view.messages.value.length - 1]
       const user = placeholder(result.userMessageId, sessionId, { content: message, parentId: leaf?.id ?? null })

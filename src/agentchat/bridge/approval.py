@@ -4,7 +4,8 @@ API stores the pause, `/state` shows it, the page answers it like a clarify).
 hermes asks `tools.terminal_tool`'s per-thread approval callback for a command that its
 patterns call dangerous (only reachable when the operator enables `terminal` or `code`
 toolsets). Its answers: "once", "session" (this chat: the approval session key is the
-agent's session), "deny".
+agent's session), "deny". hermes holds "session" approvals in this process only: `restore` puts
+back those the API kept with the chat, `held` reads them for the run's end.
 """
 
 from __future__ import annotations
@@ -38,3 +39,19 @@ def ask_on_this_thread(session_key: str, ask: Ask) -> None:
         return decision(ask(str(command), str(description)))
 
     set_approval_callback(callback)
+
+
+def restore(session_key: str, approvals: list[str]) -> None:
+    """Before a turn: the chat's earlier "allow for this chat" approvals, as hermes keys them."""
+    from tools.approval import approve_session
+
+    for pattern_key in approvals:
+        approve_session(session_key, pattern_key)
+
+
+def held(session_key: str) -> list[str]:
+    """The approval keys hermes holds for this chat now (sorted)."""
+    from tools import approval as hermes_approval
+
+    with hermes_approval._lock:
+        return sorted(hermes_approval._session_approved.get(session_key, ()))

@@ -63,6 +63,21 @@ def preloaded_skills(names: list[str], task_id: str) -> str:
     return str(prompt or "")
 
 
+def request_tokens(
+    messages: list[dict[str, Any]], system_prompt: str, tools: list[dict[str, Any]] | None
+) -> int:
+    """hermes' rough estimate of one chat-completions request (about 4 characters a token)."""
+    from agent.model_metadata import estimate_request_tokens_rough
+
+    return int(estimate_request_tokens_rough(messages, system_prompt=system_prompt, tools=tools))
+
+
+def text_tokens(text: str) -> int:
+    from agent.model_metadata import estimate_tokens_rough
+
+    return int(estimate_tokens_rough(text))
+
+
 def set_task_cwd(task_id: str, cwd: Path) -> None:
     from tools.terminal_tool import register_task_env_overrides
 
@@ -85,6 +100,8 @@ def _callbacks(slot: AgentSlot) -> dict[str, Any]:
         "event_callback": bind("on_event"),
         "interim_assistant_callback": bind("on_interim"),
         "step_callback": bind("on_step"),
+        # hermes passes duration and is_error as keywords: handed on as one dict
+        "tool_progress_callback": lambda *a, **kw: slot.call("on_tool_progress", *a, kw),
     }
 
 

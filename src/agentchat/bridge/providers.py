@@ -2,11 +2,15 @@
 
 | kind              | hermes provider | notes                                                     |
 |-------------------|-----------------|-----------------------------------------------------------|
-| openai-compatible | custom          | no Ollama options; max output only when the model sets it |
-| ollama            | custom          | options.num_ctx = the context length; hermes' max output  |
+| openai-compatible | custom          | no Ollama options                                         |
+| ollama            | custom          | options.num_ctx = the context length                      |
 | openai            | openai-api      | api.openai.com goes over the Responses API (hermes' rule) |
 | openrouter        | openrouter      | reasoning effort as OpenRouter's `reasoning`              |
 | anthropic         | anthropic       | Messages API; effort = extended thinking; API key only    |
+
+Max output tokens: what the model config sets, else none at all, so the provider's own default
+applies (hermes' provider profiles would fill in theirs: 65,536 for "custom"). Anthropic's
+Messages API requires `max_tokens`: there hermes' per-model output limit stays.
 
 Imported by the bridge only; hermes objects are touched after HERMES_HOME is set.
 """
@@ -23,9 +27,6 @@ HERMES_PROVIDERS = {
     "openrouter": "openrouter",
     "anthropic": "anthropic",
 }
-# The max output hermes' "custom" profile sends when none is set (for Ollama, whose own
-# default stops answers at 128 tokens). Other OpenAI-compatible servers keep their default.
-_CUSTOM_DEFAULT_MAX_TOKENS = 65_536
 
 
 @dataclass(frozen=True)
@@ -86,23 +87,33 @@ def apply_options(agent: Any, spec: ModelSpec) -> None:
 
 def configure_new_agent(agent: Any, spec: ModelSpec) -> None:
     """One-time fixes on a freshly built agent (see the module table)."""
-    kind = kind_of(spec.provider)
-    if kind == "openai-compatible":
-        _omit_default_max_tokens(agent)
-    if kind == "anthropic":
+    if kind_of(spec.provider) == "anthropic":
         _no_credential_hunt(agent)
+    else:
+        _omit_default_max_tokens(agent)
 
 
 def _omit_default_max_tokens(agent: Any) -> None:
+    """hermes asks `_max_tokens_param(value)` for the request's max output, with its provider
+    profile's default as `value` when the model sets none: that default is left out. A value
+    of hermes' own making (a shortened retry after a context overflow) still goes."""
     original = agent._max_tokens_param
 
     def max_tokens_param(value: int) -> dict[str, Any]:
-        if agent.max_tokens is None and value == _CUSTOM_DEFAULT_MAX_TOKENS:
+        if agent.max_tokens is None and value == _profile_default(agent):
             return {}
         result: dict[str, Any] = original(value)
         return result
 
     agent._max_tokens_param = max_tokens_param
+
+
+def _profile_default(agent: Any) -> int | None:
+    from providers import get_provider_profile
+
+    profile = get_provider_profile(agent.provider)
+    value = profile.get_max_tokens(agent.model) if profile is not None else None
+    return int(value) if value else None
 
 
 def api_keys_only() -> None:

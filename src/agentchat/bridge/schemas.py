@@ -40,6 +40,9 @@ class RunRequest(CamelModel):
     working_dir: str | None = None
     # Skills (names or folder names) loaded into this turn's system prompt by hermes itself.
     skills: list[str] = Field(default_factory=list, max_length=20)
+    # hermes approval keys the person allowed "for this chat" in earlier runs (the API keeps
+    # them; a restarted bridge has forgotten them).
+    approvals: list[str] = Field(default_factory=list, max_length=200)
 
 
 class ClarifyAnswer(CamelModel):

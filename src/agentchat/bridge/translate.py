@@ -77,6 +77,7 @@ class TurnTranslator:
         self._clarify_call_id: str | None = None
         self._compressed: list[dict[str, Any]] | None = None
         self._tool_started: dict[str, float] = {}
+        self._hermes_timings: dict[str, list[tuple[float | None, bool]]] = {}
         self.compacted = False
         self.thought = False
         self.max_iterations = 0
@@ -136,23 +137,51 @@ class TurnTranslator:
         meta = ToolCallMeta(tool_call_id=call_id, args=args)
         self._emit(ToolCall(content=self._preview(name, args), tool_name=name, meta=meta))
 
+    def on_tool_progress(self, event: str, name: str = "", *args: Any) -> None:
+        """hermes' tool progress: "tool.completed" carries the duration it measured and whether
+        it judged the result an error, just before the same call's `on_tool_complete` (which has
+        the call id; progress has only the tool's name). Other progress is already covered."""
+        if event != "tool.completed":
+            return
+        extra = args[-1] if args and isinstance(args[-1], dict) else {}
+        duration = extra.get("duration")
+        seconds = float(duration) if isinstance(duration, int | float) else None
+        with self._lock:
+            self._hermes_timings.setdefault(str(name), []).append(
+                (seconds, bool(extra.get("is_error")))
+            )
+
     def on_tool_complete(
         self, tool_call_id: str, name: str, args: dict[str, Any], result: str
     ) -> None:
         text = result if isinstance(result, str) else compact_json(result, self._max_result)
-        call_id = str(tool_call_id or "")
-        with self._lock:
-            started = self._tool_started.pop(call_id, None)
-        meta = ToolResultMeta(
-            tool_call_id=call_id,
-            duration_ms=None if started is None else round((time.monotonic() - started) * 1000),
-            is_error=True if looks_like_error(text) else None,
-        )
+        meta = self._result_meta(str(tool_call_id or ""), name, text)
         content = truncate(text, self._max_result)
         self._emit(ToolResult(content=content, tool_name=name, meta=meta))
         todos = todo_list(text) if name == "todo" else None
         if todos is not None:
             self._emit(TodoUpdate(content=json.dumps(todos, ensure_ascii=False), tool_name=name))
+
+    def _result_meta(self, call_id: str, name: str, text: str) -> ToolResultMeta:
+        """Duration and error as hermes reported them for this call, else our own timing."""
+        with self._lock:
+            started = self._tool_started.pop(call_id, None)
+            timings = self._hermes_timings.get(name)
+            timing = timings.pop(0) if timings else None
+        error = looks_like_error(text)
+        seconds, hermes_error = timing if timing is not None else (None, False)
+        if seconds is not None:
+            return ToolResultMeta(
+                tool_call_id=call_id,
+                duration_ms=round(seconds * 1000),
+                is_error=True if hermes_error or error else None,
+                timed_by="hermes",
+            )
+        return ToolResultMeta(
+            tool_call_id=call_id,
+            duration_ms=None if started is None else round((time.monotonic() - started) * 1000),
+            is_error=True if error else None,
+        )
 
     def on_step(self, iteration: int, *_: Any) -> None:
         meta = StepMeta(iteration=int(iteration or 0), max_iterations=self.max_iterations)

@@ -8,7 +8,14 @@ import logging
 import re
 from typing import Any
 
-from agentchat.bridge import approval, continuations, hermes_api, policy, summary_usage
+from agentchat.bridge import (
+    approval,
+    continuations,
+    hermes_api,
+    policy,
+    stall_usage,
+    summary_usage,
+)
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.pool import AgentPool, pool_key
 from agentchat.bridge.runs import RunHandle
@@ -89,7 +96,9 @@ class TurnRunner:
             if not handle.attach(slot.agent):
                 return RunEnd(status="stopped")
             before = _usage_snapshot(slot.agent)
-            approval.ask_on_this_thread(slot.agent.session_id, translator.on_approval)
+            session_key = slot.agent.session_id
+            approval.ask_on_this_thread(session_key, translator.on_approval)
+            approval.restore(session_key, request.approvals)
             with summary_usage.metering() as summary:
                 result = slot.agent.run_conversation(
                     request.user_message,
@@ -99,7 +108,7 @@ class TurnRunner:
                 )
             end = self._run_end(handle, request, translator, result, before, slot)
             usage = summary_usage.with_summary(end.usage, summary)
-            return end.model_copy(update={"usage": usage})
+            return end.model_copy(update={"usage": usage, "approvals": approval.held(session_key)})
         finally:
             handle.detach()
             slot.translator = None
@@ -163,6 +172,8 @@ class TurnRunner:
             final_text = continuations.answer_of(kept)
         usage = _usage_delta(before, _usage_snapshot(slot.agent))
         usage["apiCalls"] += folded  # hermes does not count an attempt cut off mid-stream
+        if folded:
+            usage = _with_cut_attempts(usage, raw, slot.agent)
         usage["contextTokens"] = int(result.get("last_prompt_tokens") or 0)
         usage["contextLength"] = int(slot.agent.context_compressor.context_length or 0)
         end = RunEnd(
@@ -208,6 +219,17 @@ def _agent_identity(spec: ModelSpec, toolsets: list[str]) -> str:
     key_hash = hashlib.sha256(fallback.api_key.encode()).hexdigest()[:16] if fallback else ""
     parts = [spec.provider or "", spec.base_url, spec.model_name, ",".join(sorted(toolsets))]
     return "|".join([*parts, behind, key_hash])
+
+
+def _with_cut_attempts(usage: dict[str, int], raw: list[dict], agent: Any) -> dict[str, int]:
+    return stall_usage.with_estimates(
+        usage,
+        raw,
+        str(getattr(agent, "_cached_system_prompt", "") or ""),
+        getattr(agent, "tools", None),
+        hermes_api.request_tokens,
+        hermes_api.text_tokens,
+    )
 
 
 def _usage_snapshot(agent: Any) -> dict[str, int]:

@@ -37,7 +37,7 @@ from agentchat.chat.schemas import (
     ToolCallPublic,
     VersionPublic,
 )
-from agentchat.core.deps import DbSession
+from agentchat.core.deps import DbSession, SettingsDep
 from agentchat.core.schemas import ERROR_RESPONSES
 
 router = APIRouter(prefix="/api/chat", tags=["chat"], responses=ERROR_RESPONSES)
@@ -50,8 +50,8 @@ PageSize = Annotated[int, Query(ge=1, le=MAX_PAGE, description="Page size, 1 to 
     status_code=status.HTTP_201_CREATED,
     operation_id="createChatSession",
 )
-def create_session(body: SessionCreate, db: DbSession) -> SessionCreated:
-    chat = sessions.create_session(db, body)
+def create_session(body: SessionCreate, db: DbSession, settings: SettingsDep) -> SessionCreated:
+    chat = sessions.create_session(db, body, settings.toolsets)
     public = session_publics(db, [chat])[0]
     return SessionCreated(session_id=chat.id, session_uuid=chat.session_uuid, session=public)
 
@@ -99,9 +99,11 @@ def list_tool_calls(
 
 
 @router.patch("/sessions/{session_id}", operation_id="updateChatSession")
-def update_session(chat: ChatSessionDep, body: SessionUpdate, db: DbSession) -> SessionPublic:
-    """Rename, switch model or skill, archive (status ARCHIVED) or restore (ACTIVE)."""
-    sessions.update_session(db, chat, body)
+def update_session(
+    chat: ChatSessionDep, body: SessionUpdate, db: DbSession, settings: SettingsDep
+) -> SessionPublic:
+    """Rename, switch model, skill or toolsets, archive (status ARCHIVED) or restore (ACTIVE)."""
+    sessions.update_session(db, chat, body, settings.toolsets)
     return session_publics(db, [chat])[0]
 
 

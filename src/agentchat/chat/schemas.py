@@ -29,6 +29,10 @@ ExportBranch = Literal["active", "all"]
 Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS)]
 SkillFolder = Annotated[str, Field(min_length=1, max_length=MAX_SKILL_FOLDER_CHARS)]
 Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT_CHARS)]
+ToolsetName = Annotated[str, Field(min_length=1, max_length=64)]
+# The chat's toolsets within the server's AGENTCHAT_AGENT_TOOLSETS (422 toolset_not_allowed for
+# any other); null: all of the server's.
+Toolsets = Annotated[list[ToolsetName], Field(max_length=32)]
 
 
 def _check_skill_folder(value: str | None) -> str | None:
@@ -41,17 +45,20 @@ class SessionCreate(CamelModel):
     title: Title | None = None
     model_id: int | None = None
     skill_folder: SkillFolder | None = None
+    toolsets: Toolsets | None = None
 
     _skill = field_validator("skill_folder")(_check_skill_folder)
 
 
 class SessionUpdate(CamelModel):
-    """Only the fields sent are changed; `null` clears title, modelId or skillFolder."""
+    """Only the fields sent are changed; `null` clears title, modelId or skillFolder, and gives
+    the chat all of the server's toolsets again."""
 
     title: Title | None = None
     model_id: int | None = None
     skill_folder: SkillFolder | None = None
     status: SessionStatus | None = None
+    toolsets: Toolsets | None = None
 
     _skill = field_validator("skill_folder")(_check_skill_folder)
 
@@ -62,6 +69,7 @@ class SessionPublic(CamelModel):
     title: str | None
     model_id: int | None
     skill_folder: str | None
+    toolsets: list[str] | None = None
     hermes_session: str | None
     status: SessionStatus
     created_at: UtcDateTime

@@ -9,6 +9,7 @@ import base64
 import binascii
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -21,6 +22,7 @@ from agentchat.chat.search import session_matches
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession, WorkflowPause
 from agentchat.core.clock import utcnow
 from agentchat.core.errors import Conflict, Invalid, NotFound
+from agentchat.core.toolsets import DEFAULT_TOOLSETS, narrow
 from agentchat.models.tables import AiModelConfig
 
 
@@ -50,8 +52,12 @@ def get_session(db: Session, session_id: int, *, lock: bool = False) -> ChatSess
     return chat
 
 
-def create_session(db: Session, data: SessionCreate) -> ChatSession:
+def create_session(
+    db: Session, data: SessionCreate, toolsets: Sequence[str] = DEFAULT_TOOLSETS
+) -> ChatSession:
+    """`toolsets`: the server's; the chat may narrow them (422 toolset_not_allowed beyond)."""
     _check_model(db, data.model_id)
+    chosen = None if data.toolsets is None else narrow(toolsets, data.toolsets)
     now = utcnow()
     key = str(uuid.uuid4())
     chat = ChatSession(
@@ -65,17 +71,26 @@ def create_session(db: Session, data: SessionCreate) -> ChatSession:
         updated_at=now,
         activity_at=now,
     )
+    chat.toolsets = chosen
     db.add(chat)
     db.flush()
     return chat
 
 
-def update_session(db: Session, chat: ChatSession, data: SessionUpdate) -> ChatSession:
+def update_session(
+    db: Session,
+    chat: ChatSession,
+    data: SessionUpdate,
+    toolsets: Sequence[str] = DEFAULT_TOOLSETS,
+) -> ChatSession:
+    """`toolsets`: the server's, within which the chat's own choice must stay."""
     changes = data.model_dump(exclude_unset=True)
     if changes.get("status", "") is None:
         raise Invalid("status: must be ACTIVE or ARCHIVED")
     if changes.get("model_id") is not None:
         _check_model(db, changes["model_id"])
+    if changes.get("toolsets") is not None:
+        changes["toolsets"] = narrow(toolsets, changes["toolsets"])
     for name, value in changes.items():
         setattr(chat, name, value)
     db.flush()

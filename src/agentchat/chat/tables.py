@@ -3,7 +3,9 @@ clarify questions its run asked (the run service writes the last two)."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import (
     Boolean,
@@ -51,11 +53,31 @@ class ChatSession(Base):
     # The last message of the active branch, so the page reads its window upward from the leaf
     # instead of walking the whole branch down from the root. NULL: derive it from the tree.
     active_leaf_id: Mapped[int | None] = mapped_column(BigId)
+    # JSON lists (migration 0005): the toolsets every run of the chat narrows the server's list
+    # to (NULL: all of them), and the hermes approval keys a person allowed "for this chat".
+    toolsets_json: Mapped[str | None] = mapped_column("toolsets", Text)
+    approvals_json: Mapped[str | None] = mapped_column("approvals", Text)
 
     __table_args__ = (
         Index("idx_chat_session_last_msg", "status", "last_message_at"),
         Index("idx_chat_session_activity", "status", "activity_at", "id"),
     )
+
+    @property
+    def toolsets(self) -> list[str] | None:
+        return _json_list(self.toolsets_json)
+
+    @toolsets.setter
+    def toolsets(self, value: list[str] | None) -> None:
+        self.toolsets_json = None if value is None else json.dumps(value)
+
+    @property
+    def approvals(self) -> list[str]:
+        return _json_list(self.approvals_json) or []
+
+    @approvals.setter
+    def approvals(self, value: list[str]) -> None:
+        self.approvals_json = json.dumps(sorted(set(value))) if value else None
 
 
 class ChatMessage(Base):
@@ -160,3 +182,13 @@ def _sessions_forget_deleted_model(
 
 
 __all__ = ["ChatMessage", "ChatMessageLog", "ChatSession", "WorkflowPause"]
+
+
+def _json_list(raw: str | None) -> list[str] | None:
+    if raw is None:
+        return None
+    try:
+        value: Any = json.loads(raw)
+    except ValueError:
+        return None
+    return [str(v) for v in value] if isinstance(value, list) else None

@@ -69,9 +69,13 @@ class ToolCallMeta(EventModel):
 
 
 class ToolResultMeta(EventModel):
+    """`durationMs` and `isError` as hermes measured and judged them (`timedBy: "hermes"`, from
+    its tool progress callback), else the bridge's own start/complete timing (no `timedBy`)."""
+
     tool_call_id: str
     duration_ms: int | None = None
     is_error: bool | None = None
+    timed_by: Literal["hermes"] | None = None
 
 
 class Approval(EventModel):
@@ -258,6 +262,8 @@ class RunEnd(EventModel):
     usage: dict[str, Any] = Field(default_factory=dict)
     messages: list[dict[str, Any]] = Field(default_factory=list)
     compacted: bool = False
+    # hermes approval keys allowed "for this chat" in this session (kept by the API, resent)
+    approvals: list[str] = Field(default_factory=list)
 
 
 PageEvent: TypeAlias = NodeEvent | ContextCompacted | WorkflowComplete | WorkflowError

@@ -20,7 +20,15 @@ def from_result(run: ActiveRun, result: RunEnd) -> RunOutcome:
     else:
         status, text = "FAILED", partial
         error = result.error or "The agent failed without saying why."
-    return RunOutcome(status, text, error, result.usage or None, result.messages, result.compacted)
+    return RunOutcome(
+        status,
+        text,
+        error,
+        result.usage or None,
+        result.messages,
+        result.compacted,
+        tuple(result.approvals),
+    )
 
 
 def failure(run: ActiveRun, error: str) -> RunOutcome:
@@ -59,4 +67,5 @@ def storable(run: ActiveRun, outcome: RunOutcome) -> RunOutcome:
         outcome.usage,
         messages,
         outcome.compacted,
+        outcome.approvals,
     )

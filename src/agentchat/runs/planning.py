@@ -8,8 +8,9 @@ from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
 from agentchat.chat.sessions import get_session
-from agentchat.core.errors import AppError, Conflict, Invalid
+from agentchat.core.errors import AppError, Conflict
 from agentchat.core.settings import Settings
+from agentchat.core.toolsets import narrow, within
 from agentchat.models.service import ResolvedModel, resolve_model
 from agentchat.models.wire import bridge_model
 from agentchat.runs import store
@@ -74,7 +75,8 @@ class RunPlanner:
         # The skill is read from its files after the transaction (`skills`): no file I/O
         # while the run's rows hold a database lock.
         request = self.bridge_request(plan, model, body.max_iterations)
-        request["toolsets"] = self.toolsets(body.toolsets)
+        request["toolsets"] = self.toolsets(body.toolsets, chat.toolsets)
+        request["approvals"] = chat.approvals
         return ActiveRun(plan=plan, request=request)
 
     def create_regenerate(self, db: Session, message_id: int, run_id: str) -> ActiveRun:
@@ -103,18 +105,13 @@ class RunPlanner:
                 raise
             return []
 
-    def toolsets(self, chosen: list[str] | None) -> list[str]:
-        """The server's toolsets, narrowed to `chosen` (never widened: 422 names the rest)."""
+    def toolsets(self, for_run: list[str] | None, of_chat: list[str] | None) -> list[str]:
+        """The server's toolsets narrowed to those the run asks for (422 names any beyond them),
+        else to the chat's own choice as far as the server still enables it."""
         allowed = self.settings.toolsets
-        if chosen is None:
-            return allowed
-        outside = sorted(set(chosen) - set(allowed))
-        if outside:
-            raise Invalid(
-                f"toolsets: {', '.join(outside)} not enabled on this server "
-                f"(enabled: {', '.join(allowed) or 'none'})"
-            )
-        return [t for t in allowed if t in chosen]
+        if for_run is not None:
+            return narrow(allowed, for_run)
+        return within(allowed, of_chat)
 
     def bridge_request(
         self,
@@ -131,4 +128,5 @@ class RunPlanner:
             "model": bridge_model(model),
             "maxIterations": max_iterations or DEFAULT_MAX_ITERATIONS,
             "toolsets": self.settings.toolsets,
+            "approvals": [],
         }

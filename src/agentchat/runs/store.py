@@ -218,6 +218,8 @@ class RunOutcome:
     usage: dict[str, Any] | None
     messages: list[dict[str, Any]]
     compacted: bool
+    # hermes approval keys allowed "for this chat" (all of them, as the bridge held them)
+    approvals: tuple[str, ...] = ()
 
 
 def finish_message(
@@ -240,8 +242,17 @@ def finish_message(
         message.agent_messages = turn
     close_pauses(db, message.run_id or "")
     touch_session(db, message.session_id)
+    if outcome.approvals:
+        keep_approvals(db, message.session_id, outcome.approvals)
     if outcome.status == "SUCCESS":
         tree.auto_title_if_needed(db, message.session_id)
+
+
+def keep_approvals(db: Session, session_id: int, approvals: tuple[str, ...]) -> None:
+    """Keep the chat's "allow for this chat" approvals with it: each run sends them to the
+    bridge again, so a restarted bridge (which forgot them) does not ask a second time."""
+    chat = get_session(db, session_id)
+    chat.approvals = [*chat.approvals, *approvals]
 
 
 def running_runs(db: Session) -> dict[str, int]:

@@ -1,7 +1,9 @@
 """Token usage as the bridge reports it per turn (docs/contracts.md, `run_end.usage`), summed.
 
 A turn's usage counts every model call hermes made for it: tool rounds, retried attempts and the
-compaction summariser (`summaryPromptTokens`/`summaryCompletionTokens`, also in the totals).
+compaction summariser (`summaryPromptTokens`/`summaryCompletionTokens`, also in the totals), and
+attempts a provider cut off mid-stream, which report no usage: the bridge estimates those
+(`estimatedPromptTokens`/`estimatedCompletionTokens`, also in the totals).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ _COUNTED = {
     "cache_write_tokens": "cacheWriteTokens",
     "summary_prompt_tokens": "summaryPromptTokens",
     "summary_completion_tokens": "summaryCompletionTokens",
+    "estimated_prompt_tokens": "estimatedPromptTokens",
+    "estimated_completion_tokens": "estimatedCompletionTokens",
     "api_calls": "apiCalls",
 }
 
@@ -37,6 +41,8 @@ class UsageTotals(CamelModel):
     cache_write_tokens: int = 0
     summary_prompt_tokens: int = 0
     summary_completion_tokens: int = 0
+    estimated_prompt_tokens: int = 0
+    estimated_completion_tokens: int = 0
     api_calls: int = 0
 
 

@@ -11,6 +11,7 @@ step, and each request plays the step after the tool rounds already answered:
     #tool NAME JSON      call tool NAME; #todo A; B; C calls `todo`; #clarify Q | C1 | C2
     #echo-tool-result    answer with the latest tool result
     #echo-context        answer "CONTEXT: " + the user messages, oldest first, joined by " | "
+    #echo-tools          answer "TOOLS: " + the function names the request offered, sorted
     #usage N             report N prompt tokens for this step
     #fail STATUS         answer this step's request with that HTTP status
 

@@ -24,7 +24,15 @@ from agentchat.scripted_llm.script import (
 Channel = Literal["content", "reasoning"]
 _WORDS = re.compile(r"\s*\S+\s*$|\s*\S+", re.DOTALL)
 _VISIBLE = frozenset(
-    {"say", "tokens", "echo-tool-result", "echo-context", "think-inline", "system-contains"}
+    {
+        "say",
+        "tokens",
+        "echo-tool-result",
+        "echo-context",
+        "echo-tools",
+        "think-inline",
+        "system-contains",
+    }
 )
 
 
@@ -157,6 +165,8 @@ def _pieces(directive: Directive, conversation: Conversation) -> Iterator[str] |
         return (f"t{i}" if i == 1 else f" t{i}" for i in range(1, to_int(arg) + 1))
     if name == "echo-tool-result":
         return split_words(conversation.latest_tool_result or "(no tool result)")
+    if name == "echo-tools":
+        return split_words("TOOLS: " + " ".join(conversation.tool_names))
     if name == "echo-context":
         texts = (plain_text(t) for t in conversation.user_texts)
         return split_words("CONTEXT: " + " | ".join(t for t in texts if t))

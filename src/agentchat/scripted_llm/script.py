@@ -26,6 +26,7 @@ KNOWN = frozenset(
         "clarify",
         "echo-tool-result",
         "echo-context",
+        "echo-tools",
         "usage",
         "fail",
         "stall",
@@ -75,6 +76,7 @@ class Conversation:
     message_count: int
     nudged: bool = False  # hermes asked to continue a cut-off answer after the latest user
     system_text: str = ""
+    tool_names: tuple[str, ...] = ()  # the functions the request offered the model
 
 
 # --- messages ----------------------------------------------------------------------------
@@ -106,7 +108,10 @@ def is_real_user(message: dict[str, Any]) -> bool:
     return bool(text) and not text.startswith(_SYNTHETIC_PREFIXES)
 
 
-def read_conversation(messages: list[dict[str, Any]]) -> Conversation:
+def read_conversation(
+    messages: list[dict[str, Any]], offered: list[dict[str, Any]] | None = None
+) -> Conversation:
+    """`offered`: the request's `tools` (OpenAI function schemas)."""
     users = [i for i, m in enumerate(messages) if is_real_user(m)]
     last = users[-1] if users else -1
     latest = _unwrap_prior_context(message_text(messages[last])) if users else ""
@@ -128,7 +133,14 @@ def read_conversation(messages: list[dict[str, Any]]) -> Conversation:
         message_count=len(messages),
         nudged=any(message_text(m).lstrip().startswith("[System:") for m in nudges),
         system_text=message_text(system) if system else "",
+        tool_names=tool_names(offered or []),
     )
+
+
+def tool_names(tools: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The function names of an OpenAI `tools` list, sorted."""
+    names = (t.get("function", {}).get("name") for t in tools if isinstance(t, dict))
+    return tuple(sorted(str(n) for n in names if n))
 
 
 # --- directives --------------------------------------------------------------------------

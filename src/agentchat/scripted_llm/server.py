@@ -83,7 +83,8 @@ async def get_model(model_id: str) -> dict[str, Any]:
 
 
 async def chat_completions(body: ChatRequest, gates: Gates) -> Response:
-    reply = plan_reply(read_conversation(body.messages))
+    tools = (body.model_extra or {}).get("tools")
+    reply = plan_reply(read_conversation(body.messages, tools if isinstance(tools, list) else None))
     if reply.fail_status is not None:
         message = f"Scripted failure: HTTP {reply.fail_status} (#fail directive)"
         return JSONResponse(error_body(reply.fail_status, message), reply.fail_status)
