@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005b_bridge_event_id"
-down_revision = "0004"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
