@@ -7,12 +7,13 @@ Real `agentchat serve` processes and real signals; every process a test starts i
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -221,11 +222,7 @@ def test_a_bridge_whose_port_was_taken_comes_back_elsewhere_and_runs_follow(
     assert state is not None
     port = urlsplit(state["url"]).port
     assert port is not None
-    kill(serves.bridge_pid())
-    with socket.socket() as squatter:  # the old port is taken before the restart binds it
-        squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        squatter.bind(("127.0.0.1", port))
-        squatter.listen()
+    with _squat(port, lambda: kill(serves.bridge_pid())):  # taken before a restart binds it
         wait_for(
             lambda: bridge_state(serves.data_dir),
             lambda now: now is not None and now["url"] != state["url"],
@@ -238,6 +235,26 @@ def test_a_bridge_whose_port_was_taken_comes_back_elsewhere_and_runs_follow(
             events = _ask(http, served, session_id, "#say on the new port")
             assert events[-1].event == "workflow_complete", events[-1]
     assert "restarting the local Hermes Bridge failed" in served.log()
+
+
+@contextlib.contextmanager
+def _squat(port: int, kill_bridge: Callable[[], None], tries: int = 5) -> Iterator[None]:
+    """Kill the bridge and hold its port. The supervisor may restart the bridge on that port
+    before the bind; then the new one is killed too (its back-off grows, so this ends)."""
+    for _ in range(tries):
+        kill_bridge()
+        squatter = socket.socket()
+        squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            squatter.bind(("127.0.0.1", port))
+        except OSError:
+            squatter.close()
+            continue
+        with squatter:
+            squatter.listen()
+            yield
+        return
+    raise AssertionError(f"port {port} was never free after killing the bridge {tries} times")
 
 
 def test_a_bridge_that_stops_answering_is_replaced(serves: Serves) -> None:
