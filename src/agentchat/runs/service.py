@@ -3,7 +3,8 @@
 - `launcher` — start and regenerate (rows in `planning`), then a background task per run;
 - `driver` — drives one run on the bridges; `publisher` puts its events on the bus and the log
   writer; `outcomes` and `endings` say how it ended and build its one terminal event;
-- `control` — stop, clarify answers (resume), reset; `snapshots` — `/state`;
+- `control` — stop, clarify answers (resume), reset; `steering` — guidance; `remote` and
+  `remote_ops` — the same for runs another API process drives; `snapshots` — `/state`;
 - `recovery` — orphans of dead processes, shutdown; `memory_proxy` — the agent's memory.
 
 One event travels one way: bridge → BridgeClient → driver/publisher → bus → {SSE route}; log
@@ -17,6 +18,7 @@ from __future__ import annotations
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
+from agentchat.events.control_bus import ControlBus
 from agentchat.runs import steering
 from agentchat.runs.context import RunContext
 from agentchat.runs.control import RunControl
@@ -28,6 +30,8 @@ from agentchat.runs.owners import RunOwners
 from agentchat.runs.ports import Bridges
 from agentchat.runs.publisher import RunPublisher
 from agentchat.runs.recovery import Recovery
+from agentchat.runs.remote import Remote
+from agentchat.runs.remote_ops import control_handler
 from agentchat.runs.schemas import (
     MemoryView,
     Regenerated,
@@ -48,13 +52,21 @@ class RunService:
         log_writer: LogWriter,
         settings: Settings,
         owners: RunOwners | None = None,
+        control_bus: ControlBus | None = None,
     ) -> None:
-        self.ctx = RunContext(database, bus, bridges, log_writer, settings, owners)
+        remote = Remote(control_bus, owners) if control_bus and owners else None
+        self.ctx = RunContext(database, bus, bridges, log_writer, settings, owners, remote)
         self.driver = RunDriver(self.ctx, RunPublisher(self.ctx))
         self.launcher = Launcher(self.ctx, self.driver.drive)
         self.recovery = Recovery(self.ctx)
         self.control = RunControl(self.ctx, self.recovery.sweep_orphans)
         self.memory_proxy = MemoryProxy(self.ctx)
+        self._control_bus = control_bus
+
+    async def listen(self) -> None:
+        """Take steering requests from other API processes (multi-process mode)."""
+        if self._control_bus is not None:
+            await self._control_bus.start(control_handler(self.control))
 
     @property
     def bus(self) -> EventBus:
