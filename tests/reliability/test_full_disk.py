@@ -11,7 +11,7 @@ import errno
 import os
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -69,9 +69,9 @@ def _is_delta(event: Sse) -> bool:
     return event.data.get("kind") == "answer_delta"
 
 
-def _timed(call: object) -> tuple[httpx.Response, float]:
+def _timed(call: Callable[[], httpx.Response]) -> tuple[httpx.Response, float]:
     began = time.monotonic()
-    response = call()  # type: ignore[operator]
+    response = call()
     return response, time.monotonic() - began
 
 
