@@ -19,11 +19,13 @@ from typing import Any
 
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
+from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 REPLY_TTL_S = 60
+RECONNECT_S = 1.0
 
 
 class NoListener(Exception):
@@ -100,19 +102,29 @@ class ControlBus:
         self._listener = asyncio.create_task(self._listen(pubsub, handler), name="control-bus")
 
     async def _listen(self, pubsub: PubSub, handler: Handler) -> None:
+        """Dispatch requests until closed; a lost connection is made again (and the channels
+        subscribed again by redis-py) after a pause."""
         try:
-            async for message in pubsub.listen():
-                if message.get("type") != "message":
-                    continue
-                body = json.loads(message["data"])
-                if body.get("from") == self.token:
-                    continue  # our own broadcast
-                task = asyncio.create_task(self._handle(handler, body))
-                self._handling.add(task)
-                task.add_done_callback(self._handling.discard)
+            while True:
+                try:
+                    async for message in pubsub.listen():
+                        self._dispatch(handler, message)
+                except RedisError as exc:
+                    log.warning("control channel lost (%s); listening again", exc)
+                    await asyncio.sleep(RECONNECT_S)
         finally:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
+
+    def _dispatch(self, handler: Handler, message: dict[str, Any]) -> None:
+        if message.get("type") != "message":
+            return
+        body = json.loads(message["data"])
+        if body.get("from") == self.token:
+            return  # our own broadcast
+        task = asyncio.create_task(self._handle(handler, body))
+        self._handling.add(task)
+        task.add_done_callback(self._handling.discard)
 
     async def _handle(self, handler: Handler, body: dict[str, Any]) -> None:
         try:
@@ -121,10 +133,13 @@ class ControlBus:
             log.exception("control request %s failed", body.get("op"))
             reply = {"ok": False, "status": 502, "code": "bad_gateway", "message": str(exc)}
         reply_to = str(body["replyTo"])
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.rpush(reply_to, json.dumps(reply))
-            pipe.expire(reply_to, REPLY_TTL_S)
-            await pipe.execute()
+        try:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.rpush(reply_to, json.dumps(reply))
+                pipe.expire(reply_to, REPLY_TTL_S)
+                await pipe.execute()
+        except RedisError as exc:  # the caller times out and falls back
+            log.warning("could not reply to %s: %s", body.get("op"), exc)
 
     async def aclose(self) -> None:
         tasks = [t for t in (self._listener, *self._handling) if t is not None]

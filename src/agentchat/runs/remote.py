@@ -7,6 +7,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from redis.exceptions import RedisError
+
 from agentchat.core.errors import AppError, BadGateway, Conflict, NotFound, ServiceUnavailable
 from agentchat.events.control_bus import ControlBus, NoListener
 from agentchat.runs.owners import RunOwners
@@ -30,22 +32,27 @@ class Remote:
         """Have the run's owner do `op`. False when no other live process owns the run or it
         did not answer in time (the caller falls back to what it can do itself); the owner's
         refusal is raised here as the same error."""
-        owner = await self._owners.owner_of(run_id)
-        if owner is None or owner == self.bus.token:
-            return False
         try:
+            owner = await self._owners.owner_of(run_id)
+            if owner is None or owner == self.bus.token:
+                return False
             reply = await self.bus.request(owner, {"op": op, "runId": run_id, **args}, timeout)
         except NoListener:
             return False
-        except TimeoutError:
-            log.warning("the owner of run %s did not answer %s in %.0f s", run_id, op, timeout)
+        except (TimeoutError, RedisError) as exc:
+            log.warning("the owner of run %s did not answer %s: %r", run_id, op, exc)
             return False
         raise_for(reply)
         return True
 
     async def broadcast(self, op: str, args: dict[str, Any], timeout: float) -> None:
         """Have every other process do `op` (each on its own bridges); refusals are logged."""
-        for reply in await self.bus.broadcast({"op": op, **args}, timeout):
+        try:
+            replies = await self.bus.broadcast({"op": op, **args}, timeout)
+        except RedisError as exc:
+            log.warning("could not ask the other processes to %s: %s", op, exc)
+            return
+        for reply in replies:
             if not reply.get("ok"):
                 log.warning("a process could not %s: %s", op, reply.get("message"))
 
