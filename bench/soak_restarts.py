@@ -95,9 +95,12 @@ async def read(
             async for message in aparse_lines(stream.aiter_lines()):
                 got.last = message.num if message.id is not None else got.last
                 data = message.json() if message.data else {}
-                if message.event == "node_stream" and data.get("kind") == "answer_delta":
+                kind = data.get("kind") if message.event == "node_stream" else None
+                if kind == "answer_delta":
                     seen.text[run_id] = seen.text.get(run_id, "") + str(data.get("content") or "")
                     got.history.append((time.monotonic(), seen.text[run_id]))
+                elif kind == "interim":  # text before tool calls leaves the answer (as on the page)
+                    seen.text[run_id] = ""
                 if message.event in TERMINAL:
                     got.ended = True
                     got.failed = message.event == "workflow_error"
@@ -249,6 +252,12 @@ def stored(db_file: Path, grace_s: float = 30.0) -> tuple[dict[str, str], int]:
         time.sleep(0.5)
 
 
+def kept(stored: str, seen: str) -> bool:
+    """Whether the stored answer holds the text a client saw (the server strips the answer's
+    surrounding whitespace)."""
+    return stored.strip().startswith(seen.strip())
+
+
 def clarify_counts(seen: Seen) -> dict[str, int]:
     """Clarify waits that an API restart (or a bridge kill) crossed, and those of them lost."""
 
@@ -309,8 +318,8 @@ def main(args: argparse.Namespace) -> int:
     finally:
         box[0].stop()
         bridges[0].stop()
-    shorter = [r for r, text in seen.text.items() if not answers.get(r, "").startswith(text)]
-    behind = [r for r, t in seen.settled.items() if not answers.get(r, "").startswith(t)]
+    shorter = [r for r, text in seen.text.items() if not kept(answers.get(r, ""), text)]
+    behind = [r for r, text in seen.settled.items() if not kept(answers.get(r, ""), text)]
     clarify = clarify_counts(seen)
     report = {
         "seconds": round(time.monotonic() - started, 1),
@@ -323,7 +332,10 @@ def main(args: argparse.Namespace) -> int:
         "answersStoredShorterThanSeen1sBeforeTheCut": len(behind),
         "runsLeftRunning": running,
         **clarify,
-        "examples": shorter[:5],
+        "examples": [
+            {"runId": r, "seen": seen.text[r][-60:], "stored": answers.get(r, "")[-60:]}
+            for r in shorter[:5]
+        ],
     }
     print(json.dumps(report, indent=2))
     return 1 if behind or running or clarify["clarifyWaitsLostAcrossApiRestart"] else 0

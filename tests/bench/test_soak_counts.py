@@ -4,7 +4,7 @@ fault crossed is never counted as lost across one."""
 
 from __future__ import annotations
 
-from bench.soak_restarts import Seen, Wait, clarify_counts
+from bench.soak_restarts import Seen, Wait, clarify_counts, kept
 
 
 def _wait(asked: float, answered: float, status: int | None, outcome: str) -> Wait:
@@ -37,3 +37,10 @@ def test_a_wait_the_api_never_came_back_for_is_lost_and_bridge_kills_count_apart
     assert counts["clarifyWaitsAcrossBridgeKill"] == 1
     assert counts["clarifyWaitsLostAcrossBridgeKill"] == 1
     assert counts["clarifyWaitsLostWithoutAnyFault"] == 1
+
+
+def test_an_answer_is_kept_when_it_holds_what_was_seen_whitespace_aside() -> None:
+    assert kept('{"a": 1}', '\n\n{"a": 1}')  # the server strips the answer
+    assert kept("t1 t2 t3", "t1 t2 ")
+    assert not kept("t1 t2", "t1 t2 t3")
+    assert not kept("", "t1")
