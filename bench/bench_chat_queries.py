@@ -31,7 +31,7 @@ from agentchat.chat import tree  # noqa: E402
 from agentchat.chat.presenters import session_detail, session_page  # noqa: E402
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession  # noqa: E402
 from agentchat.core.database import Database  # noqa: E402
-from tests.support.databases import fresh_database_url  # noqa: E402
+from tests.support.databases import drop_database, fresh_database_url  # noqa: E402
 
 SESSIONS = 10_000
 DEEP = 5_000
@@ -234,6 +234,7 @@ def bench(dialect: str, tmp: Path) -> dict[str, Any]:
         }
     finally:
         db.dispose()
+        drop_database(dialect, "bench")
 
 
 def main(argv: list[str]) -> None:

@@ -30,7 +30,7 @@ from agentchat.chat.presenters import session_page  # noqa: E402
 from agentchat.chat.tables import ChatMessage, ChatSession  # noqa: E402
 from agentchat.core.database import Database  # noqa: E402
 from bench.common import write_result  # noqa: E402
-from tests.support.databases import fresh_database_url  # noqa: E402
+from tests.support.databases import drop_database, fresh_database_url  # noqa: E402
 
 SESSIONS = 10_000
 WORDS_PER_MESSAGE = 60
@@ -149,6 +149,7 @@ def bench(dialect: str, tmp: Path) -> dict[str, Any]:
         return result
     finally:
         db.dispose()
+        drop_database(dialect, "bench_search")
 
 
 def _figures(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:

@@ -80,6 +80,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     database: Database = app.state.db
     stack = LocalStack(settings)
     await anyio.to_thread.run_sync(stack.start)
+    settings.scripted_llm_url = stack.scripted_url  # runs resolve the demo model to it
     try:
         await anyio.to_thread.run_sync(prepare_data, settings, database, stack.scripted_url)
         bridges, bus = _bridges(settings, stack), _bus(settings)

@@ -46,3 +46,24 @@ def session_row(page: Page, session_id: int) -> Locator:
 def current_session_id(page: Page) -> int:
     page.wait_for_url(re.compile(r"/chat/\d+$"))
     return int(page.url.rsplit("/", 1)[1])
+
+
+def settled_box(target: Locator, timeout_s: float = 10.0) -> dict[str, float]:
+    """The element's box once it stopped moving (a drawer slides in): two animation frames
+    in a row with the same box, so a slow machine measures where it comes to rest."""
+    handle = target.element_handle(timeout=timeout_s * 1000)
+    assert handle is not None
+    box = handle.evaluate(
+        """(el) => new Promise((resolve) => {
+            let last = null;
+            const tick = () => {
+                const r = el.getBoundingClientRect();
+                const now = [r.x, r.y, r.width, r.height].join();
+                if (now === last) return resolve(r.toJSON());
+                last = now;
+                requestAnimationFrame(tick);
+            };
+            requestAnimationFrame(tick);
+        })"""
+    )
+    return {k: float(v) for k, v in box.items()}

@@ -49,6 +49,11 @@ class E2EStack:
         result: dict[str, Any] = self.call("POST", path, body, expect=201)
         return result
 
+    def release(self, gate: str) -> None:
+        """Let the scripted model's streams held at `#hold gate` go on."""
+        response = self.http.post(f"{self.scripted_url}/_gates/{gate}")
+        assert response.status_code == 204, response.text
+
     def session(self, session_id: int) -> dict[str, Any]:
         result: dict[str, Any] = self.call("GET", f"/api/chat/sessions/{session_id}")
         return result

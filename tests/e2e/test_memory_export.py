@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.pages import current_session_id, last_assistant, open_chat, send, tid, wait_finished
+from tests.e2e.pages import (
+    current_session_id,
+    last_assistant,
+    open_chat,
+    send,
+    settled_box,
+    tid,
+    wait_finished,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -26,8 +34,7 @@ def test_recent_tools_tab_lists_tool_calls_across_turns(page: Page, screenshots:
     expect(drawer).to_be_visible()
     tab = page.locator('.n-tabs-tab[data-name="short"]')
     expect(tab).to_have_text("Recent tools")
-    panel = page.get_by_role("dialog").bounding_box()
-    assert panel is not None
+    panel = settled_box(page.get_by_role("dialog"))
     for name in ("long", "short", "history", "stats"):
         box = page.locator(f'.n-tabs-tab[data-name="{name}"]').bounding_box()
         assert box is not None, name

@@ -5,6 +5,7 @@ live runs than the browser's six connections per host."""
 from __future__ import annotations
 
 import time
+import uuid
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -182,6 +183,7 @@ def test_more_live_runs_than_browser_connections_across_two_tabs(
     context: BrowserContext, e2e_stack: E2EStack
 ) -> None:
     count, length = 8, 60
+    gate = f"many-{uuid.uuid4().hex[:8]}"  # every run stays live until the test lets them go
     sessions = [e2e_stack.new_session(f"many {i}") for i in range(count)]
     tabs = [context.new_page(), context.new_page()]
     streams = [StreamWatch(tab) for tab in tabs]
@@ -192,10 +194,10 @@ def test_more_live_runs_than_browser_connections_across_two_tabs(
     for i, sid in enumerate(sessions):
         tab = tabs[i % 2]
         open_row(tab, sid)
-        send(tab, f"#delay 250\n#tokens {length}")  # 15 s each: long enough to overlap
+        send(tab, f"#hold {gate}\n#delay 50\n#tokens {length}")
         expect(last_assistant(tab)).to_have_attribute("data-status", "RUNNING")
     live = [s for s in e2e_stack.call("GET", "/api/chat/sessions")["items"] if s["hasActiveRun"]]
-    assert len(live) >= 7, f"{len(live)} live after {time.monotonic() - started:.1f} s"
+    assert len(live) == count, f"{len(live)} live after {time.monotonic() - started:.1f} s"
 
     for tab in tabs:  # the page still answers while eight runs stream
         tab.get_by_test_id("nav-models").click()
@@ -203,6 +205,7 @@ def test_more_live_runs_than_browser_connections_across_two_tabs(
         tab.get_by_test_id("nav-chat").click()
         expect(tid(tab, "composer")).to_be_visible(timeout=5000)
 
+    e2e_stack.release(gate)
     for sid in sessions:
         detail = e2e_stack.wait_idle(sid, timeout=60)
         assert detail["messages"][-1]["status"] == "SUCCESS"

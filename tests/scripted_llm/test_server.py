@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agentchat.scripted_llm.server import create_app
+from agentchat.scripted_llm.server import create_app, serve_in_thread
 from tests.scripted_llm.sse import deltas, parse_stream
 
 
@@ -132,3 +133,35 @@ async def test_a_model_name_with_quotes_is_encoded_safely(llm: httpx.AsyncClient
 async def test_usage_zero_is_reported_as_zero(llm: httpx.AsyncClient) -> None:
     chunks, _ = parse_stream((await llm.post("/chat/completions", json=_body("#usage 0"))).text)
     assert chunks[-1]["usage"]["prompt_tokens"] == 0
+
+
+async def test_hold_waits_for_its_gate_then_plays_the_rest() -> None:
+    url, stop = serve_in_thread()  # a real server: the ASGI transport buffers whole responses
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=10) as llm:
+            body = _body("#say before\n#hold gate-a\n#say after")
+            async with llm.stream("POST", "/chat/completions", json=body) as response:
+                lines = response.aiter_lines()
+                seen = ""
+                while "before" not in deltas_text(seen):
+                    seen += await anext(lines) + "\n"
+                rest = asyncio.ensure_future(_join(lines))
+                done, _ = await asyncio.wait({rest}, timeout=0.3)
+                assert not done  # held: the stream does not go on by itself
+                assert (await llm.post("/_gates/gate-a")).status_code == 204
+                text = seen + await asyncio.wait_for(rest, 10)
+            assert "[DONE]" in text and deltas_text(text) == "before\nafter"
+            body = _body("#hold gate-a\n#say open", stream=False)
+            again = await llm.post("/chat/completions", json=body)  # a released gate stays open
+            assert again.json()["choices"][0]["message"]["content"] == "open"
+    finally:
+        stop()
+
+
+async def _join(lines: AsyncIterator[str]) -> str:
+    return "".join([line + "\n" async for line in lines])
+
+
+def deltas_text(raw: str) -> str:
+    chunks, _done = parse_stream(raw)
+    return deltas(chunks, "content")

@@ -58,6 +58,22 @@ def fresh_database_url(
     return url
 
 
+def drop_database(dialect: str, tag: str) -> None:
+    """Remove what `fresh_database_url(dialect, ..., tag=tag)` created on a server (a bench
+    leaves no schema behind); SQLite files go with their temporary folder."""
+    name = f"ac_{tag}"
+    if dialect == "postgresql":
+        statement, server = f"DROP SCHEMA IF EXISTS {name} CASCADE", PG_SERVER
+    elif dialect == "mariadb":
+        statement, server = f"DROP DATABASE IF EXISTS {name}", MY_SERVER
+    else:
+        return
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(statement))
+    admin.dispose()
+
+
 def clear_tables(database: Database) -> None:
     """Empty every table (children first) so the next test starts clean."""
     with database.session() as session:

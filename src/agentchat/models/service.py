@@ -170,7 +170,7 @@ def load_exact(database: Database, model_id: int, settings: Settings) -> Resolve
     with database.session() as session:
         row = get_model(session, model_id)
         check_host(row.base_url, settings)
-        return _resolved(row, KeyCipher.for_settings(settings))
+        return _resolved(row, KeyCipher.for_settings(settings), settings=settings)
 
 
 def ensure_default_model(
@@ -236,11 +236,11 @@ def _resolved(
     if session is not None and settings is not None and row.fallback_model_id is not None:
         other = session.get(AiModelConfig, row.fallback_model_id)
         if other is not None and not host_problem(other.base_url, settings):
-            fallback = _resolved(other, cipher)
+            fallback = _resolved(other, cipher, settings=settings)
     return ResolvedModel(
         id=row.id,
         name=row.name,
-        base_url=row.base_url,
+        base_url=_live_base_url(row, settings),
         api_key=api_key,
         model_name=row.model_name,
         provider=row.provider,
@@ -250,6 +250,15 @@ def _resolved(
         reasoning_effort=row.reasoning_effort,
         fallback=fallback,
     )
+
+
+def _live_base_url(row: AiModelConfig, settings: Settings | None) -> str:
+    """The built-in demo model runs inside each API process: the row holds the port of the
+    process that started last, so a turn uses this process's own endpoint."""
+    live = settings.scripted_llm_url if settings is not None else None
+    if row.is_builtin and live:
+        return ModelUpdate(base_url=live).base_url or row.base_url
+    return row.base_url
 
 
 def _check_fallback(session: Session, model_id: int | None, fallback_id: int) -> int:

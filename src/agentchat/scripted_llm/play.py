@@ -47,11 +47,18 @@ class Pause:
 
 
 @dataclass(frozen=True, slots=True)
+class Hold:
+    """The stream waits here until the gate `name` is released over HTTP (a test's barrier)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class Stall:
     """The stream breaks here: no finish_reason, no usage, no [DONE]."""
 
 
-Event = Text | ToolCall | Pause | Stall
+Event = Text | ToolCall | Pause | Hold | Stall
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +110,8 @@ def _play(step: Step, conversation: Conversation) -> Iterator[Event]:
             delay = to_int(arg) / 1000
         elif name == "sleep":
             yield Pause(to_int(arg) / 1000)
+        elif name == "hold":
+            yield Hold(arg.strip() or "default")
         elif name == "stall":
             if not conversation.nudged:
                 yield Stall()

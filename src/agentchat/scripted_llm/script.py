@@ -31,6 +31,7 @@ KNOWN = frozenset(
         "stall",
         "think-inline",
         "system-contains",
+        "hold",
     }
 )
 TOOL_DIRECTIVES = frozenset({"tool", "also", "todo", "clarify"})

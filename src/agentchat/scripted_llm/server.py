@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import threading
 import time
@@ -14,7 +15,7 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
-from agentchat.scripted_llm.play import Pause, Reply, Stall, Text, plan_reply
+from agentchat.scripted_llm.play import Hold, Pause, Reply, Stall, Text, plan_reply
 from agentchat.scripted_llm.script import read_conversation
 from agentchat.scripted_llm.wire import (
     MODEL_ID,
@@ -27,6 +28,24 @@ from agentchat.scripted_llm.wire import (
 
 _GRACE_SECONDS = 1  # open streams get this long to finish when a threaded server stops
 _BATCH = 64  # chunks per write when nothing paces them; other requests run in between
+HOLD_MAX_S = 300.0  # a gate nobody releases lets its streams go on after this long
+
+
+class Gates:
+    """`#hold NAME` waits for `POST /v1/_gates/NAME` (once released, a gate stays open)."""
+
+    def __init__(self) -> None:
+        self._events: dict[str, asyncio.Event] = {}
+
+    def _event(self, name: str) -> asyncio.Event:
+        return self._events.setdefault(name, asyncio.Event())
+
+    async def wait(self, name: str) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._event(name).wait(), HOLD_MAX_S)
+
+    def release(self, name: str) -> None:
+        self._event(name).set()
 
 
 class ChatRequest(BaseModel):
@@ -39,9 +58,19 @@ class ChatRequest(BaseModel):
 
 def create_app() -> FastAPI:
     app = FastAPI(title="Agent Chat scripted model", docs_url=None, redoc_url=None)
+    gates = Gates()
+
+    async def completions(body: ChatRequest) -> Response:
+        return await chat_completions(body, gates)
+
+    async def release(name: str) -> Response:
+        gates.release(name)
+        return Response(status_code=204)
+
     app.add_api_route("/v1/models", list_models, methods=["GET"])
     app.add_api_route("/v1/models/{model_id:path}", get_model, methods=["GET"])
-    app.add_api_route("/v1/chat/completions", chat_completions, methods=["POST"])
+    app.add_api_route("/v1/chat/completions", completions, methods=["POST"])
+    app.add_api_route("/v1/_gates/{name}", release, methods=["POST"])
     return app
 
 
@@ -53,7 +82,7 @@ async def get_model(model_id: str) -> dict[str, Any]:
     return model_card(model_id)
 
 
-async def chat_completions(body: ChatRequest) -> Response:
+async def chat_completions(body: ChatRequest, gates: Gates) -> Response:
     reply = plan_reply(read_conversation(body.messages))
     if reply.fail_status is not None:
         message = f"Scripted failure: HTTP {reply.fail_status} (#fail directive)"
@@ -62,21 +91,23 @@ async def chat_completions(body: ChatRequest) -> Response:
     if prompt_tokens is None:
         prompt_tokens = estimate_prompt_tokens(body.messages)
     if body.stream:
-        stream = _stream(reply, ChunkWriter(body.model), prompt_tokens)
+        stream = _stream(reply, ChunkWriter(body.model), prompt_tokens, gates)
         return StreamingResponse(stream, media_type="text/event-stream")
-    return JSONResponse(await _complete(reply, body.model, prompt_tokens))
+    return JSONResponse(await _complete(reply, body.model, prompt_tokens, gates))
 
 
-async def _stream(reply: Reply, writer: ChunkWriter, prompt_tokens: int) -> AsyncIterator[str]:
+async def _stream(
+    reply: Reply, writer: ChunkWriter, prompt_tokens: int, gates: Gates
+) -> AsyncIterator[str]:
     """SSE lines; back-to-back chunks go out in batches, the first one and paced ones at once."""
     produced = 0
     batch: list[str] = []
     for event in reply.events():
-        if isinstance(event, Pause):
+        if isinstance(event, Pause | Hold):
             if batch:
                 yield "".join(batch)
                 batch.clear()
-            await asyncio.sleep(event.seconds)
+            await _wait(event, gates)
             continue
         if isinstance(event, Stall):
             yield "".join(batch)
@@ -94,12 +125,19 @@ async def _stream(reply: Reply, writer: ChunkWriter, prompt_tokens: int) -> Asyn
     yield "".join(batch)
 
 
-async def _complete(reply: Reply, model: str, prompt_tokens: int) -> dict[str, Any]:
+async def _wait(event: Pause | Hold, gates: Gates) -> None:
+    if isinstance(event, Pause):
+        await asyncio.sleep(event.seconds)
+    else:
+        await gates.wait(event.name)
+
+
+async def _complete(reply: Reply, model: str, prompt_tokens: int, gates: Gates) -> dict[str, Any]:
     builder = CompletionBuilder(model)
     produced = 0
     for event in reply.events():
-        if isinstance(event, Pause):
-            await asyncio.sleep(event.seconds)
+        if isinstance(event, Pause | Hold):
+            await _wait(event, gates)
         elif isinstance(event, Stall):
             break
         else:
