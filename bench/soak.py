@@ -8,8 +8,9 @@ client that disconnects and resumes with Last-Event-ID, a stop, a clarify answer
 failure; now and then the bridge is killed and restarted on the same port. At the end it waits
 for every run to settle and counts: outcomes, events lost or duplicated on any stream, runs
 stuck RUNNING (must be 0), unexpected server errors. Exit status 1 when anything was lost.
-With `--api-restart-every-s N` it soaks API restarts instead (bench/soak_restarts.py): answers
-stored shorter than a client saw and runs left RUNNING, both must be 0. Not part of `make test`.
+With `--api-restart-every-s N` it soaks API restarts instead (bench/soak_restarts.py), with
+bridge kills every `--bridge-kill-every-s`: answers stored shorter than a client saw, runs left
+RUNNING and clarify waits lost across an API restart, each must be 0. Not part of `make test`.
 """
 
 from __future__ import annotations

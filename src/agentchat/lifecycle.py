@@ -2,8 +2,9 @@
 the sample skills, the event bus, the run service.
 
 With a Redis URL several API processes share the runs: each refreshes the owner keys of the
-runs it drives (heartbeat) and sweeps RUNNING answers whose owner is gone, at start-up and every
-few seconds. Without one there is one process, and start-up fails every RUNNING answer."""
+runs it drives (heartbeat), takes steering requests for them on its control channel, and sweeps
+RUNNING answers whose owner is gone, at start-up and every few seconds. Without one there is one
+process, and start-up fails every RUNNING answer."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from agentchat.core.database import Database
 from agentchat.core.private_files import private_dir
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
+from agentchat.events.control_bus import ControlBus
 from agentchat.events.factory import make_bus
 from agentchat.local_stack import LocalStack
 from agentchat.migrations.on_start import migration_lock
@@ -67,6 +69,15 @@ def _bus(settings: Settings) -> EventBus:
     return make_bus(None)
 
 
+def _owners(settings: Settings) -> tuple[RunOwners | None, ControlBus | None]:
+    """With Redis: the owner keys of runs, and the control channel named by the owner token
+    (steering requests for the runs this process drives come on it)."""
+    if not settings.redis_url:
+        return None, None
+    owners = RunOwners.from_url(settings.redis_url, settings.redis_prefix)
+    return owners, ControlBus.from_url(settings.redis_url, settings.redis_prefix, owners.token)
+
+
 def _loops(runs: RunService, owners: RunOwners | None) -> list[Periodic]:
     """The sweeper (ends whose write failed, orphans; at once, then every few seconds) and,
     with several processes, the owner heartbeat."""
@@ -90,23 +101,24 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await anyio.to_thread.run_sync(prepare_data, settings, database, stack.scripted_url)
         bridges, bus = _bridges(settings, stack), _bus(settings)
         _follow_moves(stack, bridges)
-        owners = (
-            RunOwners.from_url(settings.redis_url, settings.redis_prefix)
-            if settings.redis_url
-            else None
+        owners, control_bus = _owners(settings)
+        runs = RunService(
+            database, bus, bridges, LogWriter(database), settings, owners, status, control_bus
         )
-        runs = RunService(database, bus, bridges, LogWriter(database), settings, owners, status)
         loops = _loops(runs, owners)
         failed = await runs.recover() if owners is None else []
         if failed:
             log.warning("stored %d answers no bridge holds any more as interrupted", len(failed))
         for loop in loops:
             loop.start()
+        await runs.listen()
         app.state.runs = runs
         yield
         for loop in loops:  # owner keys outlive the heartbeat by their TTL: enough to finish
             await loop.close()
-        await runs.shutdown(settings.shutdown_grace_s)
+        await runs.shutdown(settings.shutdown_grace_s)  # still taking steering meanwhile
+        if control_bus is not None:
+            await control_bus.aclose()
         if owners is not None:
             await owners.aclose()
         await bus.close()

@@ -38,8 +38,10 @@ def start_api(
     bridge: BridgeProcess,
     port: int | None = None,
     extra_env: dict[str, str] | None = None,
+    log_dir: Path | None = None,
 ) -> ApiProcess:
-    """Migrate the data dir's SQLite database and serve the API on it; healthy on return."""
+    """Migrate the data dir's SQLite database and serve the API on it; healthy on return.
+    Its output goes to `log_dir` (default: the data dir)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     upgrade(f"sqlite:///{(data_dir / 'agentchat.db').resolve()}")
     port = port or free_port()
@@ -54,7 +56,7 @@ def start_api(
         *(sys.executable, "-m", "agentchat.cli", "serve"),
         *("--port", str(port), "--data-dir", str(data_dir), "--bridge-url", bridge.url),
     ]
-    with (data_dir / f"api-{port}.out").open("ab") as out:
+    with ((log_dir or data_dir) / f"api-{port}.out").open("ab") as out:
         process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
     api = ApiProcess(f"http://127.0.0.1:{port}", process)
     try:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,9 +114,17 @@ class Cluster:
     def b(self) -> Api:
         return self.apis[1]
 
-    def start_api(self, name: str, bridge_urls: list[str] | None = None, **env: str) -> Api:
+    def start_api(
+        self,
+        name: str,
+        bridge_urls: list[str] | None = None,
+        *,
+        own_bridge: bool = False,
+        **env: str,
+    ) -> Api:
         """An `agentchat serve` subprocess on a free port, healthy on return; stopped with
-        the cluster (a test may stop or kill it earlier)."""
+        the cluster (a test may stop or kill it earlier). With `own_bridge` it starts its own
+        local bridge (no bridge URL, as a single `serve` does) instead of the cluster's."""
         port = free_port()
         urls = bridge_urls or [b.url for b in self.bridges]
         full_env = {
@@ -133,8 +142,16 @@ class Cluster:
         command = [
             *(sys.executable, "-m", "agentchat.cli", "serve", "--port", str(port)),
             *("--database-url", self.database_url, "--redis-url", REDIS_URL),
-            *("--bridge-url", ",".join(urls)),
         ]
+        if own_bridge:  # its bridge gets a secret of its own
+            for key in (
+                "AGENTCHAT_BRIDGE_SECRET",
+                "AGENTCHAT_START_BRIDGE",
+                "AGENTCHAT_BRIDGE_URL",
+            ):
+                full_env.pop(key, None)
+        else:
+            command += ["--bridge-url", ",".join(urls)]
         log_path = self.root / f"api-{name}.out"
         with log_path.open("ab") as out:
             process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=full_env)
@@ -172,9 +189,10 @@ def delete_keys(prefix: str) -> None:
         client.close()
 
 
-@pytest.fixture(scope="package")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """Two bridge workers and two API processes on one PostgreSQL schema and Redis prefix."""
+@contextmanager
+def new_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """An empty cluster (one PostgreSQL schema, one Redis prefix, the scripted model); its
+    processes are stopped and its data dropped on exit."""
     root = tmp_path_factory.mktemp("scale")
     tag = f"scale_{worker_tag()}_{uuid.uuid4().hex[:6]}"
     database_url = fresh_database_url("postgresql", root, tag=tag)
@@ -182,13 +200,20 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     scripted_url, stop_scripted = serve_in_thread()
     cluster = Cluster(root, database_url, prefix, scripted_url, secrets.token_urlsafe(16), [])
     try:
-        cluster.start_bridge("bridge-1")
-        cluster.start_bridge("bridge-2")
-        cluster.start_api("a")  # registers the scripted model before b starts
-        cluster.start_api("b")
         yield cluster
     finally:
         cluster.stop()
         stop_scripted()
         delete_keys(prefix)
         drop_schema(f"ac_{tag}")
+
+
+@pytest.fixture(scope="package")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Two bridge workers and two API processes on one PostgreSQL schema and Redis prefix."""
+    with new_cluster(tmp_path_factory) as cluster:
+        cluster.start_bridge("bridge-1")
+        cluster.start_bridge("bridge-2")
+        cluster.start_api("a")  # registers the scripted model before b starts
+        cluster.start_api("b")
+        yield cluster

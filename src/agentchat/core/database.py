@@ -26,6 +26,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 from agentchat.core.db_file import SqliteFileGuard
+from agentchat.core.db_room import check_room
 from agentchat.core.errors import DatabaseUnavailable
 from agentchat.core.private_files import private_file
 
@@ -123,11 +124,18 @@ def _mysql_recursion(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
+def sqlite_file(url: str) -> str | None:
+    """The file of an SQLite URL; None for other databases and in-memory SQLite."""
+    if not url.startswith("sqlite"):
+        return None
+    path = make_url(url).database  # None for "sqlite://", the in-memory database
+    return path if path and path != ":memory:" and not path.startswith("file:") else None
+
+
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine with the per-dialect settings the app relies on."""
     if url.startswith("sqlite"):
-        path = make_url(url).database  # None for "sqlite://", the in-memory database
-        on_disk = path if path and path != ":memory:" and not path.startswith("file:") else None
+        on_disk = sqlite_file(url)
         if on_disk:
             private_file(Path(on_disk))  # chats, memory, encrypted keys: 0600
         engine = create_engine(
@@ -158,6 +166,7 @@ class Database:
 
     def __init__(self, url: str, **engine_kwargs: Any) -> None:
         self.url = url
+        self.file = sqlite_file(url)
         self.engine = make_engine(url, **engine_kwargs)
         self.sessionmaker = sessionmaker(self.engine, expire_on_commit=False)
 
@@ -179,8 +188,11 @@ class Database:
             session.close()
 
     def check(self) -> None:
-        """A trivial query through the engine (the SQLite file guard runs with it); raises
-        DatabaseUnavailable when the database cannot answer."""
+        """A trivial query through the engine (the SQLite file guard runs with it) and, for an
+        SQLite file, room on its disk; raises DatabaseUnavailable when the database cannot
+        answer or cannot store a write."""
+        if self.file:
+            check_room(self.file)
         try:
             with self.engine.connect() as conn:
                 conn.execute(text("SELECT 1"))

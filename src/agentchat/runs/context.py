@@ -25,6 +25,7 @@ from agentchat.runs.final_write import FinalWrites, Unsaved
 from agentchat.runs.log_writer import LogWriter
 from agentchat.runs.owners import RunOwners
 from agentchat.runs.ports import Bridge, Bridges
+from agentchat.runs.remote import Remote
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -74,6 +75,7 @@ class RunContext:
     settings: Settings
     owners: RunOwners | None = None
     bridge_status: BridgeStatus = field(default_factory=BridgeStatus)
+    remote: Remote | None = None  # steering runs that other API processes drive
     active: dict[str, ActiveRun] = field(default_factory=dict)
     # ids whose RUNNING row may exist before `active` has them (the sweeper leaves them be)
     claimed: set[str] = field(default_factory=set)

@@ -1,5 +1,7 @@
 """Control: stop a run, answer its clarify question, reset a session's agent. A run driven by
-another API process is steered through the bridges and followed on the bus."""
+another API process is steered through that process (`remote`: over the control bus, so it
+works whatever the bridge topology); when no live process owns it, through the bridges, and
+followed on the bus until the sweeper ends it."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -23,6 +26,10 @@ from agentchat.runs.snapshots import snapshot
 
 log = logging.getLogger(__name__)
 STOP_GRACE_S = 5.0
+# How much longer than the owner's own grace a caller waits for its reply.
+FORWARD_MARGIN_S = 5.0
+CLARIFY_TIMEOUT_S = 15.0
+RESET_TIMEOUT_S = 5.0
 
 Sweep = Callable[[list[str]], Awaitable[list[str]]]
 
@@ -36,12 +43,7 @@ class RunControl:
     async def stop(self, run_id: str) -> RunSnapshot:
         run = self.ctx.active.get(run_id)
         if run is None:
-            message = await self.ctx.in_thread(lambda db: store.message_for_run(db, run_id))
-            if message.status != "RUNNING" or run_id in self.ctx.final_writes:
-                raise Conflict(f"run {run_id} has already ended", code="run_finished")
-            await self._abort_elsewhere(run_id, message.session_id)
-            await self._wait_for_end(run_id, self.stop_grace_s)
-            return await snapshot(self.ctx, run_id)
+            return await self._stop_elsewhere(run_id)
         run.stop_requested = True
         if run.client is not None:
             with contextlib.suppress(BridgeUnavailable):
@@ -54,8 +56,18 @@ class RunControl:
                     await run.task
         return await snapshot(self.ctx, run_id)
 
+    async def _stop_elsewhere(self, run_id: str) -> RunSnapshot:
+        message = await self.ctx.in_thread(lambda db: store.message_for_run(db, run_id))
+        if message.status != "RUNNING" or run_id in self.ctx.final_writes:
+            raise Conflict(f"run {run_id} has already ended", code="run_finished")
+        timeout = self.stop_grace_s + FORWARD_MARGIN_S
+        if not await forward(self.ctx, run_id, "stop", {}, timeout):
+            await self._abort_elsewhere(run_id, message.session_id)
+            await self._wait_for_end(run_id, self.stop_grace_s)
+        return await snapshot(self.ctx, run_id)
+
     async def _abort_elsewhere(self, run_id: str, session_id: int) -> None:
-        """The run is driven by another API process: ask its bridge to abort it."""
+        """No live process owns the run: ask the bridges to abort it."""
         hermes_session = await self.ctx.in_thread(
             lambda db: get_session(db, session_id).hermes_session or ""
         )
@@ -88,6 +100,9 @@ class RunControl:
 
         hermes_session = await self.ctx.in_thread(check)
         run = self.ctx.active.get(run_id)
+        args = {"clarifyId": clarify_id, "answer": answer}
+        if run is None and await forward(self.ctx, run_id, "clarify", args, CLARIFY_TIMEOUT_S):
+            return await snapshot(self.ctx, run_id)  # the owner stored the answer
         clients = (
             [run.client] if run and run.client else self.ctx.bridges.candidates(hermes_session)
         )
@@ -107,12 +122,29 @@ class RunControl:
             return old, chat.hermes_session, divider.id
 
         old, new, divider_id = await self.ctx.in_thread(apply)
-        for client in self.ctx.bridges.candidates(old):
-            try:
-                await client.reset(old)
-            except BridgeUnavailable as exc:
-                log.warning("bridge %s could not reset %s: %s", client.base_url, old, exc)
+        await self.reset_agent(old)
+        if self.ctx.remote is not None:  # the agent may live in another process's bridge
+            await self.ctx.remote.broadcast("reset", {"hermesSession": old}, RESET_TIMEOUT_S)
         return ResetResult(hermes_session=new, divider_message_id=divider_id)
+
+    async def reset_agent(self, hermes_session: str) -> None:
+        """Drop the session's agent from the bridges this process reaches."""
+        for client in self.ctx.bridges.candidates(hermes_session):
+            try:
+                await client.reset(hermes_session)
+            except BridgeUnavailable as exc:
+                log.warning(
+                    "bridge %s could not reset %s: %s", client.base_url, hermes_session, exc
+                )
+
+
+async def forward(
+    ctx: RunContext, run_id: str, op: str, args: dict[str, Any], timeout: float
+) -> bool:
+    """Have the process that drives the run do `op` (False: none other does, or no Redis)."""
+    if ctx.remote is None:
+        return False
+    return await ctx.remote.forward(run_id, op, args, timeout)
 
 
 async def _send_clarify(

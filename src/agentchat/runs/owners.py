@@ -55,6 +55,11 @@ class RunOwners:
                 pipe.set(self.key(run_id), self.token, px=self._ttl_ms)
             await pipe.execute()
 
+    async def owner_of(self, run_id: str) -> str | None:
+        """The token of the process that drives the run, None when no live process does."""
+        value = await self._redis.get(self.key(run_id))
+        return value.decode() if isinstance(value, bytes) else value
+
     async def alive(self, run_ids: list[str]) -> set[str]:
         """The runs among `run_ids` whose owner process still answers."""
         if not run_ids:

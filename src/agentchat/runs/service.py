@@ -3,7 +3,8 @@
 - `launcher` — start and regenerate (rows in `planning`), then a background task per run;
 - `driver` — drives one run on the bridges; `publisher` puts its events on the bus and the log
   writer; `outcomes` and `endings` say how it ended and build its one terminal event;
-- `control` — stop, clarify answers (resume), reset; `snapshots` — `/state`;
+- `control` — stop, clarify answers (resume), reset; `steering` — guidance; `remote` and
+  `remote_ops` — the same for runs another API process drives; `snapshots` — `/state`;
 - `recovery` — runs of stopped processes (re-attached in their bridge, or interrupted),
   shutdown (runs left to their bridges); `reattach` — rebuilds such a run; `memory_proxy` —
   the agent's memory.
@@ -20,6 +21,7 @@ from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
+from agentchat.events.control_bus import ControlBus
 from agentchat.runs import steering
 from agentchat.runs.context import RunContext
 from agentchat.runs.control import RunControl
@@ -31,6 +33,8 @@ from agentchat.runs.owners import RunOwners
 from agentchat.runs.ports import Bridges
 from agentchat.runs.publisher import RunPublisher
 from agentchat.runs.recovery import Recovery
+from agentchat.runs.remote import Remote
+from agentchat.runs.remote_ops import control_handler
 from agentchat.runs.schemas import (
     MemoryView,
     Regenerated,
@@ -52,15 +56,30 @@ class RunService:
         settings: Settings,
         owners: RunOwners | None = None,
         bridge_status: BridgeStatus | None = None,
+        control_bus: ControlBus | None = None,
     ) -> None:
+        remote = Remote(control_bus, owners) if control_bus and owners else None
         self.ctx = RunContext(
-            database, bus, bridges, log_writer, settings, owners, bridge_status or BridgeStatus()
+            database,
+            bus,
+            bridges,
+            log_writer,
+            settings,
+            owners,
+            bridge_status or BridgeStatus(),
+            remote,
         )
         self.driver = RunDriver(self.ctx, RunPublisher(self.ctx))
         self.launcher = Launcher(self.ctx, self.driver.drive)
         self.recovery = Recovery(self.ctx, self.driver.drive_attached)
         self.control = RunControl(self.ctx, self.recovery.sweep_orphans)
         self.memory_proxy = MemoryProxy(self.ctx)
+        self._control_bus = control_bus
+
+    async def listen(self) -> None:
+        """Take steering requests from other API processes (multi-process mode)."""
+        if self._control_bus is not None:
+            await self._control_bus.start(control_handler(self.control))
 
     @property
     def bus(self) -> EventBus:

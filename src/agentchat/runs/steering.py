@@ -1,5 +1,6 @@
 """Guidance for a running agent: a person's message handed to hermes' `AIAgent.steer` through
-the bridge that runs the turn (it reads it with its next tool result; nothing stops)."""
+the bridge that runs the turn (it reads it with its next tool result; nothing stops). A run
+driven by another API process gets it through that process."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from agentchat.chat.sessions import get_session
 from agentchat.core.errors import Conflict
 from agentchat.runs import store
 from agentchat.runs.context import RunContext
+from agentchat.runs.control import forward
 from agentchat.runs.ports import Bridge
 
 _NOT_NOW = "The agent cannot take a message right now"
+STEER_TIMEOUT_S = 15.0
 
 
 async def steer(ctx: RunContext, run_id: str, text: str) -> None:
@@ -20,10 +23,12 @@ async def steer(ctx: RunContext, run_id: str, text: str) -> None:
     if message.status != "RUNNING":
         raise Conflict(f"run {run_id} has already ended", code="run_finished")
     run = ctx.active.get(run_id)
+    if run is None and await forward(ctx, run_id, "steer", {"text": text}, STEER_TIMEOUT_S):
+        return
     clients: Sequence[Bridge]
     if run is not None and run.client is not None:
         clients = [run.client]
-    else:  # driven by another API process: the bridge that runs it knows the run
+    else:  # no live process owns it: the bridge that runs it may still know the run
         hermes_session = await ctx.in_thread(
             lambda db: get_session(db, message.session_id).hermes_session or ""
         )
