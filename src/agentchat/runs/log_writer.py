@@ -3,6 +3,8 @@
 One writer per process, so SQLite sees one writer and every flush is one short transaction
 with a single executemany INSERT. The same transaction checkpoints the text of the answers
 being streamed (`checkpoint`), so a crash keeps what the page had shown, a batch behind.
+A batch the database refuses (a full disk) is kept and tried again with the next one, up to
+`max_kept` rows, so what a person saw is written once the database takes writes again.
 """
 
 from __future__ import annotations
@@ -22,13 +24,22 @@ from agentchat.core.database import Database
 from agentchat.events.contract import NodeEvent
 
 log = logging.getLogger(__name__)
+REFUSED_RETRY_MAX_S = 5.0
 
 
 class LogWriter:
-    def __init__(self, database: Database, max_rows: int = 50, max_delay: float = 0.2) -> None:
+    def __init__(
+        self,
+        database: Database,
+        max_rows: int = 50,
+        max_delay: float = 0.2,
+        max_kept: int = 100_000,
+    ) -> None:
         self._database = database
         self._max_rows = max_rows
         self._max_delay = max_delay
+        self._max_kept = max_kept
+        self._refused = 0  # batches refused in a row
         self._pending: list[dict[str, Any]] = []
         self._answers: dict[int, list[str]] = {}  # message id -> the run's answer parts
         self._marks: dict[int, int | None] = {}  # message id -> the bridge event reached
@@ -84,7 +95,10 @@ class LogWriter:
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def flush(self) -> None:
-        """Return once every row appended before this call is in the database."""
+        """Return once every row appended before this call is in the database, or at once
+        while the database refuses writes (the rows are kept for the next try)."""
+        if self._refused:
+            return
         target = self._appended
         if self._written >= target:
             return
@@ -107,7 +121,9 @@ class LogWriter:
                     await asyncio.wait_for(self._wake.wait(), timeout=5.0)
                 if not self._pending and not self._answers:
                     continue
-            if len(self._pending) < self._max_rows:
+            if self._refused:  # the database refuses writes: try again less and less often
+                await asyncio.sleep(min(REFUSED_RETRY_MAX_S, 0.25 * 2 ** (self._refused - 1)))
+            elif len(self._pending) < self._max_rows:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout=self._max_delay)
@@ -121,10 +137,40 @@ class LogWriter:
             try:
                 await anyio.to_thread.run_sync(self._write, batch, answers)
             except Exception:
-                log.exception("could not write %d log rows", len(batch))
+                self._keep(batch, answers, marks)
+            else:
+                if self._refused:
+                    log.warning("the database takes writes again after %d refusals", self._refused)
+                self._refused = 0
             self._written += len(batch) + len(answers)
             async with self._progress:
                 self._progress.notify_all()
+
+    def _keep(
+        self,
+        batch: list[dict[str, Any]],
+        answers: list[dict[str, Any]],
+        marks: dict[int, int | None],
+    ) -> None:
+        """A refused batch goes back in front of the queue (a newer checkpoint of the same
+        answer wins over the refused one); beyond `max_kept` rows the oldest are dropped."""
+        if not self._refused:
+            log.exception("the database refused %d log rows; they are kept", len(batch))
+        self._refused += 1
+        self._pending = batch + self._pending
+        for answer in answers:
+            mid = answer["mid"]
+            if mid not in self._answers:
+                self._answers[mid] = [answer["text"]]
+                self._marks[mid] = marks.get(mid)
+        excess = len(self._pending) - self._max_kept
+        if excess > 0:
+            log.error(
+                "dropped %d log rows the database refused (more than %d kept)",
+                excess,
+                self._max_kept,
+            )
+            del self._pending[:excess]
 
     def _write(self, batch: list[dict[str, Any]], answers: list[dict[str, Any]]) -> None:
         # SQLAlchemy Core, not an ORM session: one executemany in one short transaction.
