@@ -222,7 +222,7 @@ def test_a_bridge_whose_port_was_taken_comes_back_elsewhere_and_runs_follow(
     assert state is not None
     port = urlsplit(state["url"]).port
     assert port is not None
-    with _squat(port, lambda: kill(serves.bridge_pid())):  # taken before a restart binds it
+    with _squat(port, served.process.pid, lambda: kill(serves.bridge_pid())):
         wait_for(
             lambda: bridge_state(serves.data_dir),
             lambda now: now is not None and now["url"] != state["url"],
@@ -237,24 +237,31 @@ def test_a_bridge_whose_port_was_taken_comes_back_elsewhere_and_runs_follow(
     assert "restarting the local Hermes Bridge failed" in served.log()
 
 
+def _bind(port: int) -> socket.socket | None:
+    squatter = socket.socket()
+    squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        squatter.bind(("127.0.0.1", port))
+    except OSError:
+        squatter.close()
+        return None
+    return squatter
+
+
 @contextlib.contextmanager
-def _squat(port: int, kill_bridge: Callable[[], None], tries: int = 5) -> Iterator[None]:
-    """Kill the bridge and hold its port. The supervisor may restart the bridge on that port
-    before the bind; then the new one is killed too (its back-off grows, so this ends)."""
-    for _ in range(tries):
+def _squat(port: int, api_pid: int, kill_bridge: Callable[[], None]) -> Iterator[None]:
+    """Kill the bridge and hold its port before its supervisor can restart it there: the API
+    (where the supervisor runs) is paused meanwhile, so there is no race to bind."""
+    os.kill(api_pid, signal.SIGSTOP)
+    try:
         kill_bridge()
-        squatter = socket.socket()
-        squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            squatter.bind(("127.0.0.1", port))
-        except OSError:
-            squatter.close()
-            continue
-        with squatter:
-            squatter.listen()
-            yield
-        return
-    raise AssertionError(f"port {port} was never free after killing the bridge {tries} times")
+        squatter = wait_for(lambda: _bind(port), lambda s: s is not None, timeout=20)
+    finally:
+        os.kill(api_pid, signal.SIGCONT)
+    assert squatter is not None
+    with squatter:
+        squatter.listen()
+        yield
 
 
 def test_a_bridge_that_stops_answering_is_replaced(serves: Serves) -> None:
