@@ -4,10 +4,12 @@ page."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.pages import last_assistant, open_chat, send, tid, wait_finished
+from tests.e2e.pages import last_assistant, open_chat, send, settled_box, tid, wait_finished
 from tests.e2e.stack import E2EStack
 
 pytestmark = pytest.mark.e2e
@@ -35,8 +37,13 @@ def test_models_page_sets_max_output_and_reasoning_effort(page: Page, e2e_stack:
     tid(form, "model-base-url").fill(e2e_stack.scripted_url)
     tid(form, "model-model-name").fill("scripted")
     tid(form, "model-max-output").fill("2048")
-    tid(form, "model-reasoning-effort").click()
-    page.get_by_text("high", exact=True).click()
+    effort = tid(form, "model-reasoning-effort")
+    effort.click()
+    option = page.locator(".n-base-select-option").filter(has_text=re.compile(r"^high$"))
+    expect(option).to_be_visible()
+    settled_box(option)  # the menu slides in: a click during the slide can miss
+    option.click()
+    expect(effort).to_contain_text("high")  # chosen before the form is saved
     tid(form, "model-save").click()
 
     row = tid(page, "model-row").filter(has_text="tuned model")
