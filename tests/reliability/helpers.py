@@ -30,3 +30,19 @@ def answers(detail: dict[str, Any]) -> list[dict[str, Any]]:
 
 def log_kinds(message: dict[str, Any]) -> list[str]:
     return [log["kind"] for log in message.get("logs") or []]
+
+
+def streamed_text(events: list[Any]) -> str:
+    """The answer text a stream carried (its `answer_delta` events joined)."""
+    return "".join(
+        e.data["content"]
+        for e in events
+        if e.event == "node_stream" and e.data.get("kind") == "answer_delta"
+    )
+
+
+def last_answer(http: Any, session_id: int) -> dict[str, Any]:
+    """The session's newest answer, read through the API."""
+    response = http.get(f"/api/chat/sessions/{session_id}")
+    assert response.status_code == 200, response.text
+    return answers(response.json())[-1]

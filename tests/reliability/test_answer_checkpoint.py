@@ -7,32 +7,17 @@ from __future__ import annotations
 
 import signal
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
 from tests.reliability.api_process import start_api
-from tests.reliability.helpers import SETTLED, answers, wait_for
+from tests.reliability.helpers import SETTLED, last_answer, streamed_text, wait_for
 from tests.support.servers import BridgeProcess
-from tests.support.sse import Sse, read_events
+from tests.support.sse import read_events
 
 SLOW = "#delay 50\n#tokens 2000"
-
-
-def _seen_text(events: list[Sse]) -> str:
-    return "".join(
-        e.data["content"]
-        for e in events
-        if e.event == "node_stream" and e.data.get("kind") == "answer_delta"
-    )
-
-
-def _answer(http: httpx.Client, session_id: int) -> dict[str, Any]:
-    response = http.get(f"/api/chat/sessions/{session_id}")
-    assert response.status_code == 200, response.text
-    return answers(response.json())[-1]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill", "term"])
@@ -49,12 +34,12 @@ def test_the_text_a_client_saw_survives_the_api(
             run_id = started.json()["runId"]
             events = read_events(
                 f"{api.url}/api/chat/runs/{run_id}/stream",
-                stop=lambda evs: len(_seen_text(evs)) >= 200,
+                stop=lambda evs: len(streamed_text(evs)) >= 200,
             )
-            seen = _seen_text(events)
+            seen = streamed_text(events)
             # The checkpoint is at most about a second behind what the stream showed.
             wait_for(
-                lambda: _answer(http, session_id)["content"],
+                lambda: last_answer(http, session_id)["content"],
                 lambda text: len(text) >= len(seen),
                 timeout=3,
                 what="the streamed text to be checkpointed",
@@ -65,7 +50,7 @@ def test_the_text_a_client_saw_survives_the_api(
         api = start_api(data_dir, bridge, urlsplit(api.url).port)
         with httpx.Client(base_url=api.url, timeout=30) as http:
             answer = wait_for(
-                lambda: _answer(http, session_id),
+                lambda: last_answer(http, session_id),
                 lambda a: a["status"] != "RUNNING",
                 timeout=60,
                 what="the re-attached answer to end",

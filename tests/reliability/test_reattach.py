@@ -17,7 +17,7 @@ import pytest
 
 from tests.reliability.api_process import ApiProcess, start_api
 from tests.reliability.conftest import FAST_FAIL_ENV
-from tests.reliability.helpers import answers, wait_for
+from tests.reliability.helpers import last_answer, streamed_text, wait_for
 from tests.support.servers import BridgeProcess, start_bridge
 from tests.support.sse import Sse, read_events, until_terminal
 
@@ -27,20 +27,6 @@ FULL_TEXT = " ".join(f"t{i}" for i in range(1, TOKENS + 1))
 CLARIFY = "#clarify Which colour? | red | blue\n#echo-tool-result"
 SIGNALS = [signal.SIGKILL, signal.SIGTERM]
 pytestmark = pytest.mark.timeout(300)  # two API starts and a bridge on a shared machine
-
-
-def _text(events: list[Sse]) -> str:
-    return "".join(
-        e.data["content"]
-        for e in events
-        if e.event == "node_stream" and e.data.get("kind") == "answer_delta"
-    )
-
-
-def _answer(http: httpx.Client, session_id: int) -> dict[str, Any]:
-    response = http.get(f"/api/chat/sessions/{session_id}")
-    assert response.status_code == 200, response.text
-    return answers(response.json())[-1]
 
 
 class Api:
@@ -89,20 +75,20 @@ def test_a_restarted_api_finishes_the_answer_its_bridge_kept_going(
     api: Api, sig: signal.Signals
 ) -> None:
     session_id, run_id = api.start(SLOW)
-    before = api.events(run_id, stop=lambda evs: len(_text(evs)) >= 100)
+    before = api.events(run_id, stop=lambda evs: len(streamed_text(evs)) >= 100)
     api.restart_after(sig)
 
     after = api.events(run_id, before[-1].num, stop=until_terminal)
     assert after[-1].event == "workflow_complete", after[-1].data
     ids = [e.num for e in before + after]
     assert ids == list(range(1, len(ids) + 1))  # no gap, no duplicate
-    assert _text(before) + _text(after) == FULL_TEXT
+    assert streamed_text(before) + streamed_text(after) == FULL_TEXT
     assert after[-1].data["finalText"] == FULL_TEXT
     with api.http() as http:
-        answer = _answer(http, session_id)
+        answer = last_answer(http, session_id)
         assert (answer["status"], answer["content"]) == ("SUCCESS", FULL_TEXT)
         again = api.events(run_id)  # a page that reloads reads the same run from the start
-        assert [e.num for e in again] == ids and _text(again) == FULL_TEXT
+        assert [e.num for e in again] == ids and streamed_text(again) == FULL_TEXT
 
 
 @pytest.mark.parametrize("sig", SIGNALS, ids=["kill", "term"])
@@ -135,7 +121,7 @@ def test_a_waiting_clarify_is_answered_after_the_api_restarts(
     assert "blue" in rest[-1].data["finalText"]
     assert [e.num for e in rest] == list(range(asked[-1].num + 1, rest[-1].num + 1))
     with api.http() as http:
-        answer = _answer(http, session_id)
+        answer = last_answer(http, session_id)
         assert answer["status"] == "SUCCESS" and "blue" in answer["content"]
         kinds = [log["kind"] for log in answer["logs"]]
         assert kinds.count("clarify_request") == 1 and kinds.count("clarify_answered") == 1
@@ -148,10 +134,10 @@ def test_a_run_whose_bridge_died_with_the_api_is_stored_interrupted(
     api = Api(tmp_path / "data", bridge, scripted_url)
     try:
         session_id, run_id = api.start(SLOW)
-        seen = _text(api.events(run_id, stop=lambda evs: len(_text(evs)) >= 100))
+        seen = streamed_text(api.events(run_id, stop=lambda evs: len(streamed_text(evs)) >= 100))
         with api.http() as http:
             wait_for(
-                lambda: _answer(http, session_id)["content"],
+                lambda: last_answer(http, session_id)["content"],
                 lambda text: len(text) >= len(seen),
                 timeout=5,
                 what="the streamed text to be checkpointed",
@@ -161,7 +147,7 @@ def test_a_run_whose_bridge_died_with_the_api_is_stored_interrupted(
         api.restart_after(signal.SIGKILL)  # nothing left to signal: it starts again
 
         with api.http() as http:
-            answer = _answer(http, session_id)
+            answer = last_answer(http, session_id)
             assert answer["status"] == "INTERRUPTED", answer
             assert answer["content"].startswith(seen)
             assert "no longer had it" in answer["error"]
