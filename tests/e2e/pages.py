@@ -17,7 +17,7 @@ def open_chat(page: Page, session_id: int | None = None) -> None:
     page.goto(f"/chat/{session_id}" if session_id else "/chat")
     expect(tid(page, "composer")).to_be_visible()
     if session_id:
-        expect(tid(page, "message-list")).to_be_visible()
+        expect(tid(page, "message-list")).to_have_attribute("data-session-id", str(session_id))
 
 
 def send(page: Page, text: str) -> None:
