@@ -3,8 +3,9 @@
 Measures, with the scripted model on loopback:
 - cold start: bridge process start until /health answers, and the first turn's first event;
 - warm first-event latency (median of several turns of one session);
-- events/s (median of 3) of a `#tokens 2000` turn through the bridge's SSE, and of the same
-  turn with hermes-agent called in-process (in a subprocess, same config), and their ratio.
+- answer tokens/s (median of 3) of a `#tokens 2000` turn through the bridge's SSE, and of the
+  same turn with hermes-agent called in-process (in a subprocess, same config), and their ratio.
+  Tokens, not events: the bridge coalesces the answer's tokens into fewer, larger events.
 
 Prints the figures and writes bench/results/bridge.json. Run: .venv/bin/python bench/bench_bridge.py
 """
@@ -41,8 +42,15 @@ def _model(base_url: str) -> dict[str, Any]:
     }
 
 
+def _tokens(event: Any) -> int:
+    """Answer tokens an event carries (the scripted model's `tN ` words)."""
+    if getattr(event, "kind", None) != "answer_delta":
+        return 0
+    return len(str(event.content).split())
+
+
 async def _timed_turn(client: Any, base_url: str, message: str, session: str) -> dict[str, float]:
-    """(seconds to first event, events, seconds from first event to run_end)."""
+    """(seconds to first event, answer tokens, seconds from first event to run_end)."""
     start = time.perf_counter()
     marks: dict[str, float] = {"events": 0}
 
@@ -63,7 +71,7 @@ async def _timed_turn(client: Any, base_url: str, message: str, session: str) ->
                 result = event
                 break
             marks.setdefault("first", time.perf_counter() - start)
-            marks["events"] += 1
+            marks["events"] += _tokens(event)
     if result is None:
         raise RuntimeError("the bridge stream ended without run_end")
     if result.status != "success":
@@ -72,10 +80,12 @@ async def _timed_turn(client: Any, base_url: str, message: str, session: str) ->
     return {"first": marks["first"], "events": marks["events"], "stream": total - marks["first"]}
 
 
-async def _bridge_figures(bridge_url: str, base_url: str, started: float) -> dict[str, Any]:
+async def _bridge_figures(
+    bridge_url: str, secret: str, base_url: str, started: float
+) -> dict[str, Any]:
     from agentchat.bridge.client import BridgeClient
 
-    async with BridgeClient(bridge_url, read_timeout=120) as client:
+    async with BridgeClient(bridge_url, secret, read_timeout=120) as client:
         cold = await _timed_turn(client, base_url, "#say cold start", "bench-cold")
         warm = [
             (await _timed_turn(client, base_url, f"#say warm {i}", "bench-warm"))["first"]
@@ -89,12 +99,15 @@ async def _bridge_figures(bridge_url: str, base_url: str, started: float) -> dic
         "cold_start_to_health_s": started,
         "cold_first_event_s": cold["first"],
         "warm_first_event_s": statistics.median(warm),
-        "bridge_events": tokens["events"],
-        "bridge_events_per_s": statistics.median(rates),
+        "bridge_tokens": tokens["events"],
+        "bridge_tokens_per_s": statistics.median(rates),
     }
 
 
-def _start_bridge(home: Path) -> tuple[subprocess.Popen[bytes], str, float]:
+def _start_bridge(home: Path) -> tuple[subprocess.Popen[bytes], str, str, float]:
+    """`agentchat bridge` with a fresh secret (it refuses to start without one)."""
+    import secrets
+
     import httpx
 
     with socket.socket() as sock:
@@ -102,13 +115,17 @@ def _start_bridge(home: Path) -> tuple[subprocess.Popen[bytes], str, float]:
         port = sock.getsockname()[1]
     command = [sys.executable, "-m", "agentchat.cli", "bridge", "--port", str(port)]
     started = time.perf_counter()
-    process = subprocess.Popen([*command, "--hermes-home", str(home)], stdout=subprocess.DEVNULL)
+    secret = secrets.token_urlsafe(24)
+    env = {**os.environ, "AGENTCHAT_BRIDGE_SECRET": secret}
+    process = subprocess.Popen(
+        [*command, "--hermes-home", str(home)], stdout=subprocess.DEVNULL, env=env
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = started + 180
     while time.perf_counter() < deadline and process.poll() is None:
         try:
             if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                return process, url, time.perf_counter() - started
+                return process, url, secret, time.perf_counter() - started
         except httpx.HTTPError:
             time.sleep(0.05)
     process.kill()
@@ -138,9 +155,9 @@ def in_process(base_url: str, home: str, out: str) -> None:
     slot = hermes_api.build_agent(spec, "bench", settings.default_toolsets, 5)
     marks: dict[str, float] = {"events": 0}
 
-    def emit(_event: Any) -> None:
+    def emit(event: Any) -> None:
         marks.setdefault("first", time.perf_counter())
-        marks["events"] += 1
+        marks["events"] += _tokens(event)
 
     slot.translator = TurnTranslator(emit, ClarifyGate(1), faces=hermes_api.thinking_faces())
     slot.agent.run_conversation("#say warm-up", conversation_history=[])
@@ -155,8 +172,8 @@ def in_process(base_url: str, home: str, out: str) -> None:
         rates.append(marks["events"] / (end - marks["first"]))
     figures = {
         "inprocess_first_event_s": statistics.median(firsts),
-        "inprocess_events": marks["events"],
-        "inprocess_events_per_s": statistics.median(rates),
+        "inprocess_tokens": marks["events"],
+        "inprocess_tokens_per_s": statistics.median(rates),
     }
     Path(out).write_text(json.dumps(figures))
 
@@ -167,16 +184,16 @@ def main() -> None:
     base_url, stop_model = serve_in_thread()
     with tempfile.TemporaryDirectory(prefix="bench-bridge-") as tmp:
         home = Path(tmp)
-        process, bridge_url, started = _start_bridge(home / "hermes-home")
+        process, bridge_url, secret, started = _start_bridge(home / "hermes-home")
         try:
-            figures = asyncio.run(_bridge_figures(bridge_url, base_url, started))
+            figures = asyncio.run(_bridge_figures(bridge_url, secret, base_url, started))
         finally:
             process.terminate()
             process.wait(timeout=10)
         figures |= _in_process_figures(base_url, home)
     stop_model()
     figures["sse_vs_inprocess_ratio"] = (
-        figures["bridge_events_per_s"] / figures["inprocess_events_per_s"]
+        figures["bridge_tokens_per_s"] / figures["inprocess_tokens_per_s"]
     )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(figures, indent=2) + "\n")

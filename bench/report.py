@@ -80,11 +80,11 @@ def _bridge(b: dict[str, Any]) -> list[dict[str, Any]]:
             target=("<=", 100),
         ),
         figure(
-            "bridge.events_per_s",
-            "bridge SSE events/s (#tokens 2000, median of 3)",
-            b.get("bridge_events_per_s"),
-            "ev/s",
-            baseline=("hermes in-process", b.get("inprocess_events_per_s")),
+            "bridge.tokens_per_s",
+            "bridge SSE answer tokens/s (#tokens 2000, median of 3)",
+            b.get("bridge_tokens_per_s"),
+            "tokens/s",
+            baseline=("hermes in-process", b.get("inprocess_tokens_per_s")),
         ),
         figure(
             "bridge.ratio", "bridge SSE / hermes in-process", b.get("sse_vs_inprocess_ratio"), "x"
