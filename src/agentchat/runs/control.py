@@ -106,8 +106,14 @@ class RunControl:
         clients = (
             [run.client] if run and run.client else self.ctx.bridges.candidates(hermes_session)
         )
-        await _send_clarify(clients, run_id, clarify_id, answer)
+        # Recorded first: once the bridge has the answer the run may end (and close its pauses)
+        # before the bridge's reply reaches us. A bridge that refuses it undoes the record.
         await self.ctx.in_thread(lambda db: store.answer_pause(db, run_id, clarify_id, answer))
+        try:
+            await _send_clarify(clients, run_id, clarify_id, answer)
+        except BaseException:
+            await self.ctx.in_thread(lambda db: store.reopen_pause(db, run_id, clarify_id))
+            raise
         return await snapshot(self.ctx, run_id)
 
     async def reset(self, session_id: int, keep_history: bool) -> ResetResult:

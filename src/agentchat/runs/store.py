@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import exists, func, select, text, update
 from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
@@ -168,6 +168,21 @@ def answer_pause(db: Session, run_id: str, clarify_id: str, answer: str) -> None
         raise Conflict(
             f"run {run_id} is not waiting for an answer to {clarify_id!r}", code="stale_clarify"
         )
+
+
+def reopen_pause(db: Session, run_id: str, clarify_id: str) -> None:
+    """Undo `answer_pause` when the answer did not reach the agent (unless the run ended)."""
+    db.execute(
+        update(WorkflowPause)
+        .where(
+            WorkflowPause.run_id == run_id,
+            WorkflowPause.clarify_id == clarify_id,
+            WorkflowPause.status == "ANSWERED",
+            ~exists().where(ChatMessage.run_id == run_id, ChatMessage.status != "RUNNING"),
+        )
+        .values(status="PENDING", answer=None, answered_at=None)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def pending_pause(db: Session, run_id: str) -> WorkflowPause | None:

@@ -4,7 +4,7 @@ and plays a script of steps into the sink, no subprocess, no model."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +65,8 @@ class FakeBridge:
     # what each run emitted, ids 1, 2, 3… (the real bridge's buffer; `follow` replays it)
     emitted: dict[str, list[BridgeEvent]] = field(default_factory=dict)
     broken: BridgeUnavailable | None = None  # a `Fail` step happened: the bridge is gone
+    # awaited after an answer was taken, before clarify() returns (a reply that comes late)
+    after_clarify: Callable[[], Awaitable[None]] | None = None
     _abort: asyncio.Event = field(default_factory=asyncio.Event)
     _answers: dict[str, asyncio.Future[str]] = field(default_factory=dict)
 
@@ -136,6 +138,8 @@ class FakeBridge:
             raise BridgeUnavailable("not waiting", status_code=409)
         self.clarified.append((run_id, clarify_id, answer))
         waiting.set_result(answer)
+        if self.after_clarify is not None:
+            await self.after_clarify()
 
     async def reset(self, session_id: str) -> None:
         self.resets.append(session_id)

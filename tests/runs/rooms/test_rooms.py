@@ -204,6 +204,58 @@ async def test_a_clarify_request_pauses_the_run_until_it_is_answered(rooms: Room
     assert (await rooms.service.state(started.run_id)).pending_clarify is None
 
 
+async def test_a_clarify_answer_is_accepted_when_the_run_ends_before_the_bridge_replies(
+    rooms: Rooms,
+) -> None:
+    """The agent can take the answer, finish and be stored before the bridge's reply to the
+    answer reaches the API (seen in CI): the person's answer was used, so it is not a 409."""
+    question = {"clarifyId": "q1", "question": "Which one?", "choices": ["a", "b"]}
+    rooms.bridge.script = [
+        Emit("clarify_request", "Which one?", None, question),
+        WaitClarify("q1"),
+        Emit("answer_delta", "You chose a"),
+    ]
+    rooms.bridge.result = RunEnd(status="success", final_text="You chose a")
+    started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
+    await _until(lambda: _has_event(rooms, started.run_id, 1), "the clarify request")
+
+    async def ended() -> bool:
+        return _message(rooms, started.run_id).status != "RUNNING"
+
+    async def reply_after_the_end() -> None:
+        await _until(ended, "the run's end stored")
+
+    rooms.bridge.after_clarify = reply_after_the_end
+    snapshot = await rooms.service.resume(started.run_id, "q1", "a")
+
+    assert snapshot.status == "SUCCESS"
+    assert snapshot.pending_clarify is None
+    with rooms.database.session() as db:
+        pause = db.query(WorkflowPause).filter_by(run_id=started.run_id).one()
+        assert (pause.status, pause.answer) == ("ANSWERED", "a")
+
+
+async def test_a_clarify_answer_the_bridge_refuses_stays_unanswered(rooms: Rooms) -> None:
+    """The answer is recorded before it is sent; a bridge that no longer waits for it undoes
+    that, so the pause is as it was and the caller gets the 409."""
+    question = {"clarifyId": "q1", "question": "Which one?", "choices": ["a", "b"]}
+    rooms.bridge.script = [
+        Emit("clarify_request", "Which one?", None, question),
+        WaitClarify("q2"),  # the bridge waits for another question: q1 is refused
+    ]
+    started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
+    await _until(lambda: _has_event(rooms, started.run_id, 1), "the clarify request")
+
+    with pytest.raises(Conflict):
+        await rooms.service.resume(started.run_id, "q1", "a")
+
+    with rooms.database.session() as db:
+        pause = db.query(WorkflowPause).filter_by(run_id=started.run_id).one()
+        assert (pause.status, pause.answer) == ("PENDING", None)
+    assert (await rooms.service.state(started.run_id)).pending_clarify is not None
+    await rooms.service.stop(started.run_id)
+
+
 async def test_a_bridge_that_breaks_mid_run_fails_it_with_one_error(rooms: Rooms) -> None:
     rooms.bridge.script = [
         Emit("answer_delta", "half an ans"),
