@@ -23,6 +23,7 @@ from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.control_bus import ControlBus
 from agentchat.events.factory import make_bus
+from agentchat.heap import freeze_startup_heap
 from agentchat.local_stack import LocalStack
 from agentchat.migrations.on_start import migration_lock
 from agentchat.models.service import ensure_default_model, update_builtin_base_url
@@ -113,6 +114,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             loop.start()
         await runs.listen()
         app.state.runs = runs
+        freeze_startup_heap()
         yield
         for loop in loops:  # owner keys outlive the heartbeat by their TTL: enough to finish
             await loop.close()

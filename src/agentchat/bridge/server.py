@@ -23,6 +23,7 @@ from agentchat.bridge.router import public, router
 from agentchat.bridge.service import BridgeService
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.core.error_handlers import install_error_handlers
+from agentchat.heap import freeze_startup_heap
 
 log = logging.getLogger(__name__)
 HOME_TAKEN_EXIT = 3
@@ -41,6 +42,7 @@ def create_app(settings: BridgeSettings, stop: Callable[[], None] | None = None)
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await asyncio.get_running_loop().run_in_executor(None, service.warm)
+        freeze_startup_heap()
         log.info("bridge ready (home %s, pid %d)", home, os.getpid())
         liveness.touch()
         watch = None
