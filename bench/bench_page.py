@@ -19,7 +19,8 @@
    message is on screen, one older page loaded by scrolling up, and the heap.
 
 Run: .venv/bin/python bench/bench_page.py [--quick]   (--quick: 50 tool calls, 1,000 tokens,
-200 messages, 200 painted tokens). Writes bench/results/page.json.
+200 messages, 200 painted tokens). Writes bench/results/page.json. `--painted-only` and
+`--history-only` print figure 2 or 3 alone and write nothing.
 """
 
 from __future__ import annotations
@@ -355,6 +356,7 @@ def main() -> int:
     tools, tokens, messages = (50, 1000, 200) if quick else (MAX_ITERATIONS - 1, 5000, 1000)
     painted_tokens = 200 if quick else 500
     painted_only = "--painted-only" in sys.argv[1:]  # that figure alone, printed
+    history_only = "--history-only" in sys.argv[1:]  # the long session alone, printed
     ensure_page_built()
     root = Path(tempfile.mkdtemp(prefix="bench-page-"))
     database = Database(fresh_database_url("sqlite", root, tag="bench_page"))
@@ -379,6 +381,10 @@ def main() -> int:
             page = context.new_page()
             cdp = context.new_cdp_session(page)
             cdp.send("Performance.enable")
+            if history_only:
+                print(f"  {measure_history(page, cdp, stack, messages)}", flush=True)
+                browser.close()
+                return 0
             print(f"painting {painted_tokens} tokens at {PAINT_RATE} tokens/s…", flush=True)
             painted = measure_painted(context.new_page(), stack, model, painted_tokens)
             print(f"  {painted}", flush=True)
