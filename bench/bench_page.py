@@ -386,7 +386,9 @@ def main() -> int:
                 browser.close()
                 return 0
             print(f"painting {painted_tokens} tokens at {PAINT_RATE} tokens/s…", flush=True)
-            painted = measure_painted(context.new_page(), stack, model, painted_tokens)
+            painting = context.new_page()
+            painted = measure_painted(painting, stack, model, painted_tokens)
+            painting.close()  # its per-frame observer would slow the tab measured next
             print(f"  {painted}", flush=True)
             if painted_only:
                 browser.close()
