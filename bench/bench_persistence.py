@@ -38,6 +38,7 @@ from agentchat.core.database import Database  # noqa: E402
 from agentchat.events.contract import NODE_EVENT, NodeEvent  # noqa: E402
 from agentchat.runs.history import compact_turn  # noqa: E402
 from agentchat.runs.log_writer import LogWriter  # noqa: E402
+from agentchat.runs.usage import stored_usage  # noqa: E402
 from bench import common as c  # noqa: E402
 
 DIALECTS = ("sqlite", "postgresql", "mariadb")
@@ -193,7 +194,12 @@ def message_rows(session_id: int, count: int, first_id: int) -> list[dict[str, A
     run service stores it: each answer under its question, with its run id, model, usage and
     the turn's agent messages."""
     rng, corpus = random.Random(4), prose_corpus()
-    usage = {k: 100 for k in ("promptTokens", "completionTokens", "totalTokens", "apiCalls")}
+    usage = {  # the counters a turn reports (bridge/turn.py), as the run service stores them
+        **dict.fromkeys(("cacheReadTokens", "cacheWriteTokens", "reasoningTokens"), 0),
+        **{"promptTokens": 1243, "completionTokens": 152, "totalTokens": 1395},
+        **{"inputTokens": 1243, "outputTokens": 152, "apiCalls": 1},
+        **{"contextTokens": 1243, "contextLength": 131072},
+    }
     rows: list[dict[str, Any]] = []
     for n in range(count):
         user = n % 2 == 0
@@ -210,15 +216,14 @@ def message_rows(session_id: int, count: int, first_id: int) -> list[dict[str, A
             "created_at": T0,
         }
         if not user:
-            turn = [
-                {"role": "user", "content": rows[-1]["content"]},
-                {"role": "assistant", "content": content},
-            ]
+            answer = {"role": "assistant", "content": content}  # as hermes gives it back:
+            answer |= {"reasoning": None, "finish_reason": "stop"}  # build_assistant_message
+            turn = [{"role": "user", "content": rows[-1]["content"]}, answer]
             stored = compact_turn(turn, rows[-1]["content"], content)  # as runs/service.py does
             row |= {
                 "run_id": uuid.UUID(int=rng.getrandbits(128)).hex,
-                "agent_messages": json.dumps(stored, ensure_ascii=False),
-                "usage_json": json.dumps(usage),
+                "agent_messages": json.dumps(stored, ensure_ascii=False) if stored else None,
+                "usage_json": stored_usage(usage),
                 "completed_at": T0,
             }
         rows.append(row)

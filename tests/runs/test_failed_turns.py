@@ -5,19 +5,15 @@ from __future__ import annotations
 
 import json
 
-from agentchat.chat.tables import ChatMessage
+from agentchat.chat import tree
+from agentchat.runs.history import history_for
 from tests.runs.conftest import Stack
 
 
-def _stored_turns(stack: Stack, session_id: int) -> list[list[dict[str, object]]]:
+def _next_history(stack: Stack, session_id: int) -> list[dict[str, object]]:
+    """What the next run of the session sends the agent, from what is stored."""
     with stack.database.session() as db:
-        rows = (
-            db.query(ChatMessage)
-            .filter(ChatMessage.session_id == session_id, ChatMessage.role == "ASSISTANT")
-            .order_by(ChatMessage.id)
-            .all()
-        )
-        return [json.loads(r.agent_messages) if r.agent_messages else [] for r in rows]
+        return history_for(tree.active_branch(db, session_id))
 
 
 def test_failed_turns_are_not_merged_into_the_next_question(stack: Stack) -> None:
@@ -28,9 +24,11 @@ def test_failed_turns_are_not_merged_into_the_next_question(stack: Stack) -> Non
     _, events = stack.ask(session_id, "#say hello")
     assert events[-1].event == "workflow_complete", events[-1].data
     assert events[-1].data["finalText"] == "hello"
-    last_turn = _stored_turns(stack, session_id)[-1]
-    users = [m for m in last_turn if m.get("role") == "user"]
-    assert len(users) == 1 and "#fail" not in json.dumps(users)
+    history = _next_history(stack, session_id)
+    users = [m for m in history if m.get("role") == "user"]
+    assert users == [{"role": "user", "content": "#say hello"}], users
+    assert "#fail" not in json.dumps(history)
+    assert history[-1] == {"role": "assistant", "content": "hello"}
 
 
 def test_a_stopped_silent_turn_is_not_replayed(stack: Stack) -> None:

@@ -39,6 +39,22 @@ def test_a_stored_turn_does_not_repeat_the_question_or_the_answer() -> None:
     assert expand_turn(stored, "what is 2+2?", "4") == turn
 
 
+def test_a_turn_of_just_the_question_and_answer_is_not_stored_and_comes_back_the_same() -> None:
+    turn = _turn("what is 2+2?", "4")
+    as_hermes_gives_it = [turn[0], {**turn[1], "reasoning": None, "finish_reason": "stop"}]
+    assert compact_turn(as_hermes_gives_it, "what is 2+2?", "4") == []
+    for status in ("SUCCESS", "STOPPED", "INTERRUPTED"):
+        stored = [Row("USER", "SENT", "what is 2+2?"), Row("ASSISTANT", status, "4", None)]
+        assert history_for(stored) == turn
+
+
+def test_a_turn_with_reasoning_or_a_cut_answer_is_stored() -> None:
+    turn = _turn("q", "a")
+    for extra in ({"reasoning": "because"}, {"finish_reason": "length"}, {"tool_calls": []}):
+        stored = compact_turn([turn[0], {**turn[1], **extra}], "q", "a")
+        assert stored and expand_turn(stored, "q", "a") == [turn[0], {**turn[1], **extra}]
+
+
 def test_a_turn_that_does_not_match_is_stored_as_it_is() -> None:
     turn = _turn("q", "the model said this")
     assert compact_turn(turn, "other question", "other answer") == turn

@@ -30,19 +30,36 @@ def _loads(raw: str | None) -> list[dict[str, Any]] | None:
 # rows already hold: stored turns point at them instead of repeating the text.
 USER_REF = {"role": "user", "$ref": "question"}
 ANSWER_REF = "answer"
+# hermes' keys on an answer that say nothing the rebuilt turn lacks (no reasoning, a normal end)
+_SILENT_KEYS = {"reasoning": (None, ""), "finish_reason": ("stop",)}
 
 
 def compact_turn(
     messages: list[dict[str, Any]], question: str, answer: str
 ) -> list[dict[str, Any]]:
-    """The turn as stored: the question and the final answer replaced by references."""
+    """The turn as stored: the question and the final answer replaced by references; empty
+    when that is all it holds."""
     turn = list(messages)
     if turn and turn[0] == {"role": "user", "content": question}:
         turn[0] = dict(USER_REF)
     last = turn[-1] if turn else None
     if last and last.get("role") == "assistant" and last.get("content") == answer and answer:
         turn[-1] = {k: v for k, v in last.items() if k != "content"} | {"$ref": ANSWER_REF}
-    return turn
+    return [] if _plain(turn) else turn
+
+
+def _plain(turn: list[dict[str, Any]]) -> bool:
+    """Nothing but the question and the answer: not stored at all, since the history rebuilds
+    it from the two rows (`_turn_as_shown`)."""
+    if len(turn) != 2 or turn[0] != USER_REF:
+        return False
+    answer = turn[1]
+    rest = {k: v for k, v in answer.items() if k not in ("role", "$ref")}
+    return (
+        answer.get("role") == "assistant"
+        and answer.get("$ref") == ANSWER_REF
+        and all(k in _SILENT_KEYS and v in _SILENT_KEYS[k] for k, v in rest.items())
+    )
 
 
 def expand_turn(turn: list[dict[str, Any]], question: str, answer: str) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from agentchat.chat.tables import ChatMessage, ChatMessageLog, WorkflowPause
 from agentchat.core.clock import utcnow
 from agentchat.core.errors import Conflict, Invalid, NotFound, TooManyRequests
 from agentchat.runs.history import history_for
+from agentchat.runs.usage import stored_usage
 
 STALE_ERROR = "The server stopped while this answer was being written; regenerate to try again."
 INTERRUPTED = "INTERRUPTED"
@@ -248,7 +249,7 @@ def finish_message(
     message.content = outcome.text
     message.error = outcome.error
     message.completed_at = utcnow()
-    message.usage_json = json.dumps(outcome.usage) if outcome.usage else None
+    message.usage_json = stored_usage(outcome.usage)
     turn = json.dumps(outcome.messages, ensure_ascii=False) if outcome.messages else None
     if outcome.compacted and summary_message_id is not None:
         summary = tree.get_message(db, summary_message_id)

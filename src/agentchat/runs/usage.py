@@ -54,6 +54,13 @@ class ContextWindow(CamelModel):
     length: int
 
 
+def stored_usage(usage: dict[str, Any] | None) -> str | None:
+    """A turn's usage as stored: compact JSON without the counters that are 0 (every reader
+    counts a missing key as 0; an answer has about a dozen counters, most of them 0)."""
+    kept = {key: value for key, value in (usage or {}).items() if value}
+    return json.dumps(kept, separators=(",", ":")) if kept else None
+
+
 def parse_usage(raw: str | None) -> dict[str, Any] | None:
     if not raw:
         return None
