@@ -1,8 +1,9 @@
 """Relay overhead: the scripted model's tokens through (a) hermes-agent in-process, (b) the
 bridge's SSE, (c) bridge → API → SSE client, and (d) the model read directly.
 
-Figures: tokens/s at full speed (`#tokens N`, median of 3; the bridge joins tokens into fewer
-events, issue 17) and per-token latency (model send → client arrival, CLOCK_MONOTONIC across
+Figures: tokens/s at full speed (`#tokens N`, median of 5; a, b and c run in turn, five
+rounds, so that a change in the machine's load falls on all three; the bridge joins tokens into
+fewer events, issue 17) and per-token latency (model send → client arrival, CLOCK_MONOTONIC across
 processes); the ratios c/a, b/a, c/b (the streamed answer vs the model read directly is
 retired: hermes itself caps it near 0.04, and what a user sees is model token → painted,
 bench_page.py); latency at 200 tokens/s (`#delay 5`) for b, c (memory bus) and c (Redis bus),
@@ -33,18 +34,25 @@ import httpx  # noqa: E402
 from agentchat.events.sse import aparse_lines  # noqa: E402
 from bench import common as c  # noqa: E402
 
-REPEATS = 3
+REPEATS = 5
 WARM_TURNS = 5
 
 
 def sizes(quick: bool) -> dict[str, int]:
-    return {"fast": 500 if quick else 2000, "paced": 300 if quick else 1000}
+    return {"fast": 500 if quick else 3000, "paced": 300 if quick else 1000}
 
 
 # ---- (a) hermes in-process, in a child with its own HERMES_HOME -----------------------------
 
 
-def in_process_child(model_url: str, home: str, out: str, count: str) -> None:
+def in_process_child(model_url: str, home: str) -> None:
+    """Child mode: one agent; each stdin line `TAG COUNT` is one `#tokens COUNT` turn, answered
+    with one stdout line of JSON (token index → monotonic ns when the translator emitted it)."""
+    import os
+
+    protocol = os.fdopen(os.dup(1), "w")
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # whatever hermes prints stays off the pipe
+
     from agentchat.bridge import hermes_api
     from agentchat.bridge.clarify import ClarifyGate
     from agentchat.bridge.hermes_api import ModelSpec
@@ -67,32 +75,44 @@ def in_process_child(model_url: str, home: str, out: str, count: str) -> None:
 
     slot.translator = TurnTranslator(emit, ClarifyGate(1), faces=hermes_api.thinking_faces())
     slot.agent.run_conversation("#say warm-up", conversation_history=[])
-    runs: dict[str, dict[int, int]] = {}
-    for _ in range(REPEATS):
-        tag = uuid.uuid4().hex[:12]
+    for line in sys.stdin:
+        tag, count = line.split()
         marks.clear()
         slot.agent.run_conversation(c.tagged(tag, f"#tokens {count}"), conversation_history=[])
-        runs[tag] = dict(marks)
-    Path(out).write_text(json.dumps(runs))
+        protocol.write(json.dumps(marks) + "\n")
+        protocol.flush()
 
 
-def in_process(model: c.Process, tmp: Path, count: int) -> list[dict[str, float]]:
-    out = tmp / "inprocess.json"
-    command = [
-        sys.executable,
-        __file__,
-        "--in-process",
-        model.url,
-        str(tmp / "inprocess-home"),
-        str(out),
-        str(count),
-    ]
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, timeout=600, cwd=ROOT)
-    runs = json.loads(out.read_text())
-    return [
-        c.rate_and_latency({int(k): v for k, v in marks.items()}, c.fetch_sends(model, tag))
-        for tag, marks in runs.items()
-    ]
+class InProcess:
+    """The child that runs hermes in-process, one turn per call (interleaved with b and c, so
+    a change in the machine's load falls on every path alike)."""
+
+    def __init__(self, model: c.Process, tmp: Path) -> None:
+        self.model = model
+        command = [sys.executable, __file__, "--in-process", model.url, str(tmp / "inproc-home")]
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT
+        )
+
+    def turn(self, count: int) -> dict[str, float]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        tag = uuid.uuid4().hex[:12]
+        self.process.stdin.write(f"{tag} {count}\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the in-process child exited ({self.process.wait()})")
+        marks = {int(k): v for k, v in json.loads(line).items()}
+        return c.rate_and_latency(marks, c.fetch_sends(self.model, tag))
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
 
 
 # ---- (b) the bridge's SSE, (c) the API's SSE, (d) the model directly ------------------------
@@ -174,7 +194,12 @@ def best(runs: list[dict[str, float]]) -> dict[str, float]:
 
 
 async def measure(
-    model: c.Process, bridge: c.Process, api: c.Process, api_redis: c.Process, n: dict[str, int]
+    model: c.Process,
+    bridge: c.Process,
+    api: c.Process,
+    api_redis: c.Process,
+    in_process: InProcess,
+    n: dict[str, int],
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     async with (
@@ -187,8 +212,12 @@ async def measure(
         out["warm_first_event_ms"] = c.median(warm)
         fast = f"#tokens {n['fast']}"
         out["d"] = best([await model_direct(model, n["fast"]) for _ in range(REPEATS)])
-        out["b"] = best([await bridge_turn(bridge, model, fast) for _ in range(REPEATS)])
-        out["c"] = best([await api_turn(http, model, fast) for _ in range(REPEATS)])
+        runs: dict[str, list[dict[str, float]]] = {"a": [], "b": [], "c": []}
+        for _ in range(REPEATS):  # a, b, c in turn: the load at each moment falls on all three
+            runs["a"].append(await asyncio.to_thread(in_process.turn, n["fast"]))
+            runs["b"].append(await bridge_turn(bridge, model, fast))
+            runs["c"].append(await api_turn(http, model, fast))
+        out |= {path: best(found) for path, found in runs.items()}
         paced = f"#delay 5\n#tokens {n['paced']}"
         out["b_200"] = await bridge_turn(bridge, model, paced)
         out["c_200"] = await api_turn(http, model, paced)
@@ -343,8 +372,11 @@ def main() -> None:
             c.register_model(api.url, model.url)
             c.register_model(api_redis.url, model.url)
             rss_api, rss_bridge = c.rss_bytes(api.pid) / 2**20, c.rss_bytes(bridge.pid) / 2**20
-            results = asyncio.run(measure(model, bridge, api, api_redis, n))
-            results["a"] = best(in_process(model, tmp, n["fast"]))
+            child = InProcess(model, tmp)
+            try:
+                results = asyncio.run(measure(model, bridge, api, api_redis, child, n))
+            finally:
+                child.close()
         c.clear_redis_prefix()
     results |= {
         "idle_rss_api_mib": rss_api,
@@ -355,7 +387,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 6 and sys.argv[1] == "--in-process":
+    if len(sys.argv) == 4 and sys.argv[1] == "--in-process":
         in_process_child(*sys.argv[2:])
     else:
         main()
