@@ -42,3 +42,24 @@ def test_a_stopped_silent_turn_is_not_replayed(stack: Stack) -> None:
     assert events[-1].event == "workflow_complete", events[-1].data
     assert "never" not in events[-1].data["finalText"]
     assert "sleep" not in events[-1].data["finalText"]
+
+
+def test_an_edited_question_left_unanswered_does_not_reach_the_next_one(stack: Stack) -> None:
+    """Edit-and-resend saves the edit, then starts its run; when the start is refused (the
+    bridge restarting, the rate limit) the edited question stays unanswered on the branch. A
+    question sent after it must not carry it along: hermes would merge the two."""
+    session_id = stack.new_session()
+    first, events = stack.ask(session_id, "#say one")
+    assert events[-1].event == "workflow_complete"
+    edit = stack.http.patch(
+        f"/api/chat/messages/{first['userMessageId']}", json={"content": "#say edited-never-run"}
+    )
+    assert edit.status_code == 200, edit.text
+
+    _, events = stack.ask(session_id, "#echo-context")
+
+    assert events[-1].event == "workflow_complete", events[-1].data
+    answer = events[-1].data["finalText"]
+    assert answer.startswith("CONTEXT:") and "edited-never-run" not in answer, answer
+    history = _next_history(stack, session_id)
+    assert "edited-never-run" not in json.dumps(history)

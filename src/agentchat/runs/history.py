@@ -90,15 +90,13 @@ def history_for(branch: Iterable[BranchMessage]) -> list[dict[str, Any]]:
                 if compacted is not None:
                     history, pending_user = compacted, None
         elif message.role == "USER":
-            if pending_user is not None:
-                history.append(pending_user)
+            # A question with no answer under it (an edit whose run never started) is left
+            # out: the agent never saw it, and hermes merges two user messages in a row.
             pending_user = {"role": "user", "content": message.content}
             question = message.content
         elif message.role == "ASSISTANT":
             history.extend(_turn_as_shown(message, pending_user, question))
             pending_user = None
-    if pending_user is not None:
-        history.append(pending_user)
     return history
 
 
