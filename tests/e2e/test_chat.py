@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from tests.e2e.pages import (
     assistants,
@@ -187,6 +187,40 @@ def test_edit_and_resend_starts_a_branch_without_the_old_turn(page: Page) -> Non
     expect(tid(page, "user-content").nth(1)).to_contain_text("edited question")
     expect(tid(tid(page, "user-message").nth(1), "version-label")).to_have_text("2/2")
     expect(assistants(page)).to_have_count(2)
+
+
+def test_an_edit_whose_run_is_refused_is_shown_unanswered_with_retry(page: Page) -> None:
+    """The edit is saved, then its run is refused (here 503 bridge_unavailable, as while the
+    agent service restarts): the page shows the saved edit, unanswered, and Retry answers it."""
+    open_chat(page)
+    send(page, "first question\n#say one")
+    wait_finished(last_assistant(page), "SUCCESS")
+    refusal = {"code": "bridge_unavailable", "message": "The agent service is restarting."}
+
+    def refuse(route: Route) -> None:
+        if route.request.method == "POST":
+            route.fulfill(status=503, json=refusal)
+        else:
+            route.fallback()
+
+    page.route(re.compile(r"/api/chat/sessions/\d+/runs$"), refuse)
+    user = tid(page, "user-message").first
+    user.hover()
+    tid(user, "edit-button").click()
+    tid(user, "edit-input").fill("edited question\n#say answered after all")
+    tid(user, "edit-save").click()
+
+    expect(tid(page, "user-content").first).to_contain_text("edited question")
+    expect(assistants(page)).to_have_count(0)
+    retry = tid(tid(page, "user-message").first, "answer-button")
+    expect(retry).to_be_visible()
+
+    page.unroute(re.compile(r"/api/chat/sessions/\d+/runs$"))
+    retry.click()
+    reply = last_assistant(page)
+    wait_finished(reply, "SUCCESS")
+    expect(tid(reply, "answer")).to_have_text("answered after all")
+    expect(tid(page, "answer-button")).to_have_count(0)
 
 
 def test_export_downloads_markdown_and_json(page: Page) -> None:

@@ -4,7 +4,7 @@
 import { computed, ref } from 'vue'
 import { chatApi } from '@/api/chat'
 import { runsApi } from '@/api/runs'
-import type { StartRunBody } from '@/api/schema'
+import type { Message, StartRunBody } from '@/api/schema'
 import { t } from '@/i18n'
 import { notifyError } from '@/lib/notify'
 import type { TabLock } from '@/lib/tabLock'
@@ -95,12 +95,23 @@ export function useRunActions({ pool, view, lock, onSessionChanged }: RunActions
   /** A new version of an assistant reply (also the Retry of a FAILED one). */
   const regenerate = (messageId: number) => startAndReload(() => runsApi.regenerate(messageId))
 
-  /** Edit a user message into a new sibling, then answer it. */
-  const editAndResend = (messageId: number, content: string) =>
-    startAndReload(async (sessionId) => {
+  /** Edit a user message into a new sibling, then answer it. When the edit is saved but its
+   * run is refused (the agent service restarting, the rate limit), the page shows the saved
+   * edit, unanswered, with Retry (answerAgain). */
+  async function editAndResend(messageId: number, content: string): Promise<boolean> {
+    let edited = false
+    const started = await startAndReload(async (sessionId) => {
       const { newMessageId } = await chatApi.editMessage(messageId, content)
+      edited = true
       return runsApi.start(sessionId, { message: content, parentMessageId: newMessageId })
     })
+    if (!started && edited) await view.reload().catch(() => undefined)
+    return started
+  }
+
+  /** Answer a question that has no reply (its run was refused or never started). */
+  const answerAgain = (message: Message) =>
+    startAndReload((sessionId) => runsApi.start(sessionId, { message: message.content, parentMessageId: message.id }))
 
   async function stop(): Promise<void> {
     const runId = view.currentRunId.value
@@ -148,7 +159,7 @@ export function useRunActions({ pool, view, lock, onSessionChanged }: RunActions
     }
   }
 
-  return { sending, isRunning, pendingClarify, reconnecting, send, regenerate, editAndResend, stop, steer, submitClarify, reset }
+  return { sending, isRunning, pendingClarify, reconnecting, send, regenerate, editAndResend, answerAgain, stop, steer, submitClarify, reset }
 }
 
 export type RunActions = ReturnType<typeof useRunActions>
