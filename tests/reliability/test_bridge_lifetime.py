@@ -7,13 +7,11 @@ Real `agentchat serve` processes and real signals; every process a test starts i
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,6 +25,7 @@ from tests.support.local_bridge import (
     bridge_state,
     bridges_on,
     kill,
+    squatting,
     stop_local_bridges,
     wait_gone,
 )
@@ -222,7 +221,7 @@ def test_a_bridge_whose_port_was_taken_comes_back_elsewhere_and_runs_follow(
     assert state is not None
     port = urlsplit(state["url"]).port
     assert port is not None
-    with _squat(port, served.process.pid, lambda: kill(serves.bridge_pid())):
+    with squatting(port, served.process.pid, lambda: kill(serves.bridge_pid())):
         wait_for(
             lambda: bridge_state(serves.data_dir),
             lambda now: now is not None and now["url"] != state["url"],
@@ -235,33 +234,6 @@ def test_a_bridge_whose_port_was_taken_comes_back_elsewhere_and_runs_follow(
             events = _ask(http, served, session_id, "#say on the new port")
             assert events[-1].event == "workflow_complete", events[-1]
     assert "restarting the local Hermes Bridge failed" in served.log()
-
-
-def _bind(port: int) -> socket.socket | None:
-    squatter = socket.socket()
-    squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        squatter.bind(("127.0.0.1", port))
-    except OSError:
-        squatter.close()
-        return None
-    return squatter
-
-
-@contextlib.contextmanager
-def _squat(port: int, api_pid: int, kill_bridge: Callable[[], None]) -> Iterator[None]:
-    """Kill the bridge and hold its port before its supervisor can restart it there: the API
-    (where the supervisor runs) is paused meanwhile, so there is no race to bind."""
-    os.kill(api_pid, signal.SIGSTOP)
-    try:
-        kill_bridge()
-        squatter = wait_for(lambda: _bind(port), lambda s: s is not None, timeout=20)
-    finally:
-        os.kill(api_pid, signal.SIGCONT)
-    assert squatter is not None
-    with squatter:
-        squatter.listen()
-        yield
 
 
 def test_a_bridge_that_stops_answering_is_replaced(serves: Serves) -> None:

@@ -10,14 +10,16 @@ import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
 from agentchat.local_stack import free_port, wait_for_health
+from tests.reliability.helpers import wait_for
 from tests.scale.conftest import REDIS_URL, delete_keys, drop_schema
 from tests.support.databases import fresh_database_url, worker_tag
-from tests.support.local_bridge import stop_local_bridges
+from tests.support.local_bridge import bridge_state, kill, squatting, stop_local_bridges
 from tests.support.sse import read_events, until_terminal
 
 START_TIMEOUT_S = 120.0
@@ -122,3 +124,38 @@ def test_serve_with_workers_starts_one_bridge_and_runs_answer(
             run_id = started.json()["runId"]
             events = read_events(f"{url}/api/chat/runs/{run_id}/stream", stop=until_terminal)
             assert events[-1].data["finalText"] == "hello from a worker"
+
+
+def _all_workers_healthy(url: str) -> bool:
+    """Several health checks in a row say ok (each may be answered by either worker)."""
+    with httpx.Client(base_url=url, timeout=10) as http:
+        return all(http.get("/api/health").json()["status"] == "ok" for _ in range(6))
+
+
+def test_workers_follow_the_bridge_when_it_comes_back_on_another_port(
+    served: tuple[str, subprocess.Popen[bytes]], tmp_path: Path
+) -> None:
+    """The parent restarts a dead bridge on a new port when its old one is taken; the workers
+    were told the old URL at start, so they must follow the state file to the new one."""
+    url, process = served
+    state = bridge_state(tmp_path)
+    assert state is not None
+    port = urlsplit(state["url"]).port
+    assert port is not None
+    with squatting(port, process.pid, lambda: kill(int(state["pid"]))):
+        wait_for(
+            lambda: bridge_state(tmp_path),
+            lambda now: now is not None and now["url"] != state["url"],
+            timeout=START_TIMEOUT_S,
+            what="the bridge to come back on another port",
+        )
+        wait_for(lambda: _all_workers_healthy(url), bool, timeout=60, what="every worker ok")
+        with httpx.Client(base_url=url, timeout=30) as http:
+            for n in range(4):  # several connections: both workers
+                session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
+                body = {"message": f"#say on the new port {n}"}
+                started = http.post(f"/api/chat/sessions/{session_id}/runs", json=body)
+                assert started.status_code == 201, started.text
+                run_id = started.json()["runId"]
+                events = read_events(f"{url}/api/chat/runs/{run_id}/stream", stop=until_terminal)
+                assert events[-1].data.get("finalText") == f"on the new port {n}", events[-1]

@@ -8,7 +8,9 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,3 +75,32 @@ def stop_local_bridges(data_dir: Path, home: Path | None = None) -> None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
             wait_gone(pid, 10)
+
+
+def _bind(port: int) -> socket.socket | None:
+    squatter = socket.socket()
+    squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        squatter.bind(("127.0.0.1", port))
+    except OSError:
+        squatter.close()
+        return None
+    return squatter
+
+
+@contextlib.contextmanager
+def squatting(port: int, api_pid: int, kill_bridge: Callable[[], None]) -> Iterator[None]:
+    """Kill the bridge and hold its port before its supervisor can restart it there: the API
+    (where the supervisor runs) is paused meanwhile, so there is no race to bind."""
+    os.kill(api_pid, signal.SIGSTOP)
+    try:
+        kill_bridge()
+        deadline = time.monotonic() + 20
+        while (squatter := _bind(port)) is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # the port is free once the killed bridge's socket is closed
+    finally:
+        os.kill(api_pid, signal.SIGCONT)
+    assert squatter is not None
+    with squatter:
+        squatter.listen()
+        yield

@@ -67,6 +67,11 @@ class Settings(BaseSettings):
     )
     start_bridge: bool = True
     start_scripted_llm: bool = True
+    follow_local_bridge: bool = Field(
+        default=False,
+        description="The bridge URL is a local bridge another process supervises (set by "
+        "`serve --workers`): follow it through DATA_DIR/bridge.json when it moves",
+    )
 
     @property
     def resolved_database_url(self) -> str:

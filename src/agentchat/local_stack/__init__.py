@@ -12,7 +12,12 @@ from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.settings import Settings
 from agentchat.local_stack.bridge import LocalBridge
 from agentchat.local_stack.processes import free_port, wait_for_health
-from agentchat.local_stack.supervisor import BridgeMonitor, BridgeSupervisor, Moved
+from agentchat.local_stack.supervisor import (
+    BridgeFollower,
+    BridgeMonitor,
+    BridgeSupervisor,
+    Moved,
+)
 
 __all__ = [
     "LocalStack",
@@ -33,7 +38,7 @@ class LocalStack:
     # The local bridge is not stopped with the API: turns go on, a restarted API re-uses it.
     bridge_survives_api: ClassVar[bool] = True
     _bridge: LocalBridge | None = None
-    _watcher: BridgeSupervisor | BridgeMonitor | None = None
+    _watcher: BridgeSupervisor | BridgeFollower | BridgeMonitor | None = None
     _stops: list[Callable[[], None]] = field(default_factory=list)
 
     def start(self) -> None:
@@ -44,7 +49,9 @@ class LocalStack:
 
             self.scripted_url, stop = serve_in_thread()
             self._stops.append(stop)
-        if self.settings.bridge_urls:
+        if self.settings.bridge_urls and self.settings.follow_local_bridge:
+            self._follow_local()
+        elif self.settings.bridge_urls:
             self._watch_configured()
         elif self.settings.start_bridge:
             self._start_bridge()
@@ -58,6 +65,18 @@ class LocalStack:
         self._watcher = supervisor
         supervisor.start()
 
+    def _follow_local(self) -> None:
+        """A worker of `serve --workers`: the bridge is its parent's (settings name it)."""
+        secret = self.settings.bridge_secret
+        self.bridge_url = self.settings.bridge_urls[0]
+        self.bridge_secret = secret.get_secret_value() if secret else ""
+        follower = BridgeFollower(
+            self.settings.data_dir, self.bridge_url, self.bridge_secret, self.status
+        )
+        follower.moved.append(self._moved)
+        self._watcher = follower
+        follower.start()
+
     def _watch_configured(self) -> None:
         secret = self.settings.bridge_secret
         plain = secret.get_secret_value() if secret else None
@@ -70,7 +89,7 @@ class LocalStack:
     def on_bridge_moved(self, callback: Moved) -> None:
         """`callback(url, secret)` runs (on the supervisor's thread) when a restarted local
         bridge got another URL or secret."""
-        if isinstance(self._watcher, BridgeSupervisor):
+        if isinstance(self._watcher, BridgeSupervisor | BridgeFollower):
             self._watcher.moved.append(callback)
 
     def stop(self) -> None:
@@ -105,6 +124,7 @@ def worker_env(stack: LocalStack) -> dict[str, str]:
     if stack.bridge_url and stack.bridge_secret:
         env["AGENTCHAT_BRIDGE_URL"] = stack.bridge_url
         env["AGENTCHAT_BRIDGE_SECRET"] = stack.bridge_secret
+        env["AGENTCHAT_FOLLOW_LOCAL_BRIDGE"] = "true"  # it may move when the parent restarts it
     if stack.scripted_url:
         env["AGENTCHAT_SCRIPTED_LLM_URL"] = stack.scripted_url
     return env

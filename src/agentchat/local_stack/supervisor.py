@@ -9,13 +9,15 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 
 from agentchat.core.bridge_status import BridgeStatus
 from agentchat.local_stack.backoff import Backoff
-from agentchat.local_stack.bridge import PING_TIMEOUT_S, LocalBridge
+from agentchat.local_stack.bridge import PING_TIMEOUT_S, LocalBridge, answers
+from agentchat.local_stack.state import read_state
 
 log = logging.getLogger(__name__)
 PING_S = 2.0
@@ -127,3 +129,30 @@ class BridgeMonitor(_Watcher):
     def stop(self, timeout: float = 5.0) -> None:
         super().stop(timeout)
         self._http.close()
+
+
+class BridgeFollower(_Watcher):
+    """In a worker of `serve --workers`: follows the local bridge its parent supervises through
+    the state file, since a restarted bridge may have another port and secret (`moved`). While
+    it does not answer, health is degraded and runs are refused: the parent is restarting it."""
+
+    def __init__(
+        self, data_dir: Path, url: str, secret: str, status: BridgeStatus, ping_s: float = PING_S
+    ) -> None:
+        super().__init__("bridge-follower", ping_s)
+        self._data_dir, self.status = data_dir, status
+        self._current = (url, secret)
+        self.moved: list[Moved] = []
+
+    def check(self) -> None:
+        state = read_state(self._data_dir)
+        if state is not None and (state.url, state.secret) != self._current:
+            self._current = (state.url, state.secret)
+            log.info("the local Hermes Bridge is now at %s", state.url)
+            for moved in self.moved:
+                moved(state.url, state.secret)
+        if state is not None and answers(state):
+            self.status.up()
+        else:
+            reason = "the local Hermes Bridge does not answer; it is being restarted"
+            self.status.down(reason, refuse_runs=True)
