@@ -189,7 +189,15 @@ def _answering(client: BridgeClient, choice: str) -> Callable[[Event, Turn], Awa
     return answer
 
 
-async def _rm(client: BridgeClient, url: str, target: Path, session: str, choice: str) -> Turn:
+async def _rm(
+    client: BridgeClient,
+    url: str,
+    target: Path,
+    session: str,
+    choice: str,
+    approvals: list[str] | None = None,
+) -> Turn:
+    """`approvals`: the chat's "allow for this chat" keys, as the API sends them each turn."""
     args = json.dumps({"command": f"rm -rf {target}"})
     return await run_turn(
         client,
@@ -198,6 +206,7 @@ async def _rm(client: BridgeClient, url: str, target: Path, session: str, choice
         session=session,
         toolsets=["terminal"],
         on_event=_answering(client, choice),
+        approvals=approvals or [],
     )
 
 
@@ -216,5 +225,7 @@ async def test_a_dangerous_command_waits_for_the_person(
 
     allowed = await _rm(client, scripted_model, gone, "danger", "Allow for this chat")
     assert allowed.of("clarify_request") and not gone.exists()
-    silent = await _rm(client, scripted_model, again, "danger", "Deny")
+    assert allowed.result and allowed.result.approvals, "the end gives the API the approvals"
+    held = list(allowed.result.approvals)
+    silent = await _rm(client, scripted_model, again, "danger", "Deny", approvals=held)
     assert not silent.of("clarify_request") and not again.exists()  # allowed for this chat

@@ -19,6 +19,7 @@ SESSION_KEYS = {
     "modelId",
     "skillFolder",
     "toolsets",
+    "approvals",
     "hermesSession",
     "status",
     "createdAt",

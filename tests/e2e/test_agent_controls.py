@@ -5,12 +5,14 @@ the phone runs in the dark theme."""
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
+from agentchat.runs.store import keep_approvals
 from tests.e2e.pages import current_session_id, last_assistant, open_chat, send, tid, wait_finished
 from tests.e2e.stack import E2EStack
 
@@ -85,6 +87,33 @@ def test_toolset_checkboxes_are_kept_with_the_chat(
     expect(tid(reply, "answer")).to_contain_text("todo")
     expect(tid(reply, "answer")).not_to_contain_text("memory")  # the agent was not offered it
     other.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_what_was_allowed_for_this_chat_is_shown_and_can_be_taken_back(
+    page: Page, e2e_stack: E2EStack, size: str
+) -> None:
+    """The keys stand for "Allow for this chat" answers given earlier (the API test gives them
+    through a real dangerous command; here they are stored as the run's end stores them)."""
+    _size(page, size)
+    open_chat(page)
+    send(page, "#say hello")
+    session_id = current_session_id(page)
+    wait_finished(last_assistant(page), "SUCCESS")
+    with e2e_stack.database.session() as db:
+        keep_approvals(db, session_id, ("recursive delete", "kill all processes"))
+
+    page.reload()
+    tid(page, "toolsets").click()
+    allowed = tid(page, "approval")
+    expect(allowed).to_have_count(2)
+    tid(allowed.filter(has_text="recursive delete"), "revoke-approval").click()
+    expect(allowed).to_have_count(1)
+    expect(allowed).to_have_text(re.compile("kill all processes"))
+    deadline = time.monotonic() + 10
+    while e2e_stack.session(session_id)["session"]["approvals"] != ["kill all processes"]:
+        assert time.monotonic() < deadline, "the approval was not taken back on the server"
+        time.sleep(0.1)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -258,3 +258,43 @@ def test_allow_for_this_chat_outlives_a_bridge_restart(
     finally:
         close()
         bridge.stop()
+
+
+def test_allow_for_this_chat_is_shown_and_can_be_taken_back(
+    tmp_path: Path, database: Database, bridge: BridgeProcess, scripted_url: str
+) -> None:
+    """A person who allowed a dangerous command for a chat sees it on the chat and can take it
+    back: the next run asks again, though hermes still holds the approval in its process."""
+    stack, close = make_stack(
+        tmp_path, database, bridge, scripted_url, agent_toolsets="clarify,todo,terminal"
+    )
+    try:
+        session_id = stack.new_session()
+        first, second = tmp_path / "first", tmp_path / "second"
+        for target in (first, second):
+            (target / "inside").mkdir(parents=True)
+        ask = "#tool terminal {}\n#say done"
+        started = stack.start(session_id, ask.format(json.dumps({"command": f"rm -rf {first}"})))
+        asked = stack.events(started["runId"], stop=_until_end_or_pause)
+        pause = next(e for e in asked if e.data.get("kind") == "clarify_request").data["meta"]
+        body = {"clarifyId": pause["clarifyId"], "answer": "Allow for this chat"}
+        stack.post(f"/api/chat/runs/{started['runId']}/clarify", body, expect=200)
+        assert stack.events(started["runId"])[-1].event == "workflow_complete"
+        allowed = stack.get(f"/api/chat/sessions/{session_id}")["session"]["approvals"]
+        assert allowed, "the chat does not show what was allowed for it"
+
+        granted = stack.http.patch(
+            f"/api/chat/sessions/{session_id}", json={"approvals": [*allowed, "rm -rf /"]}
+        )
+        assert granted.status_code == 422, "approvals are granted by answering, not by PATCH"
+        revoked = stack.http.patch(f"/api/chat/sessions/{session_id}", json={"approvals": []})
+        assert revoked.status_code == 200, revoked.text
+        assert revoked.json()["approvals"] == []
+
+        started = stack.start(session_id, ask.format(json.dumps({"command": f"rm -rf {second}"})))
+        events = stack.events(started["runId"], stop=_until_end_or_pause)
+        assert any(e.data.get("kind") == "clarify_request" for e in events), "not asked again"
+        stack.post(f"/api/chat/runs/{started['runId']}/stop", expect=200)
+        assert (second / "inside").is_dir()
+    finally:
+        close()

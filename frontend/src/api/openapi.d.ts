@@ -1203,6 +1203,11 @@ export interface components {
             skillFolder: string | null;
             /** Toolsets */
             toolsets: string[] | null;
+            /**
+             * Approvals
+             * @description What was allowed "for this chat" (hermes' dangerous-command patterns)
+             */
+            approvals: string[];
             /** Hermessession */
             hermesSession: string | null;
             status: components["schemas"]["SessionStatus"];
@@ -1258,7 +1263,8 @@ export interface components {
         /**
          * SessionUpdate
          * @description Only the fields sent are changed; `null` clears title, modelId or skillFolder, and gives
-         *     the chat all of the server's toolsets again.
+         *     the chat all of the server's toolsets again. `approvals` can only shrink (take back what was
+         *     allowed for this chat; `[]` or `null`: all of it): they are granted by answering a pause.
          */
         SessionUpdate: {
             /** Title */
@@ -1270,6 +1276,8 @@ export interface components {
             status?: components["schemas"]["SessionStatus"] | null;
             /** Toolsets */
             toolsets?: string[] | null;
+            /** Approvals */
+            approvals?: string[] | null;
         };
         /** SkillDetail */
         SkillDetail: {

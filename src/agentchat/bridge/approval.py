@@ -4,8 +4,8 @@ API stores the pause, `/state` shows it, the page answers it like a clarify).
 hermes asks `tools.terminal_tool`'s per-thread approval callback for a command that its
 patterns call dangerous (only reachable when the operator enables `terminal` or `code`
 toolsets). Its answers: "once", "session" (this chat: the approval session key is the
-agent's session), "deny". hermes holds "session" approvals in this process only: `restore` puts
-back those the API kept with the chat, `held` reads them for the run's end.
+agent's session), "deny". hermes holds "session" approvals in this process only: `restore` sets
+them to those the API keeps with the chat, `held` reads them for the run's end.
 """
 
 from __future__ import annotations
@@ -42,9 +42,11 @@ def ask_on_this_thread(session_key: str, ask: Ask) -> None:
 
 
 def restore(session_key: str, approvals: list[str]) -> None:
-    """Before a turn: the chat's earlier "allow for this chat" approvals, as hermes keys them."""
-    from tools.approval import approve_session
+    """Before a turn: exactly the chat's "allow for this chat" approvals, as hermes keys them.
+    The API's list wins over what this process remembers: a person may have taken one back."""
+    from tools.approval import approve_session, clear_session
 
+    clear_session(session_key)
     for pattern_key in approvals:
         approve_session(session_key, pattern_key)
 

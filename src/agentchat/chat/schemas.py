@@ -33,6 +33,8 @@ ToolsetName = Annotated[str, Field(min_length=1, max_length=64)]
 # The chat's toolsets within the server's AGENTCHAT_AGENT_TOOLSETS (422 toolset_not_allowed for
 # any other); null: all of the server's.
 Toolsets = Annotated[list[ToolsetName], Field(max_length=32)]
+# hermes' keys of the dangerous-command patterns allowed "for this chat" (the bridge keeps 200)
+Approvals = Annotated[list[Annotated[str, Field(max_length=500)]], Field(max_length=200)]
 
 
 def _check_skill_folder(value: str | None) -> str | None:
@@ -52,13 +54,15 @@ class SessionCreate(CamelModel):
 
 class SessionUpdate(CamelModel):
     """Only the fields sent are changed; `null` clears title, modelId or skillFolder, and gives
-    the chat all of the server's toolsets again."""
+    the chat all of the server's toolsets again. `approvals` can only shrink (take back what was
+    allowed for this chat; `[]` or `null`: all of it): they are granted by answering a pause."""
 
     title: Title | None = None
     model_id: int | None = None
     skill_folder: SkillFolder | None = None
     status: SessionStatus | None = None
     toolsets: Toolsets | None = None
+    approvals: Approvals | None = None
 
     _skill = field_validator("skill_folder")(_check_skill_folder)
 
@@ -70,6 +74,10 @@ class SessionPublic(CamelModel):
     model_id: int | None
     skill_folder: str | None
     toolsets: list[str] | None = None
+    approvals: list[str] = Field(
+        default_factory=list,
+        description='What was allowed "for this chat" (hermes\' dangerous-command patterns)',
+    )
     hermes_session: str | None
     status: SessionStatus
     created_at: UtcDateTime

@@ -91,10 +91,27 @@ def update_session(
         _check_model(db, changes["model_id"])
     if changes.get("toolsets") is not None:
         changes["toolsets"] = narrow(toolsets, changes["toolsets"])
+    if "approvals" in changes:
+        changes["approvals"] = _taken_back(db, chat, changes["approvals"] or [])
     for name, value in changes.items():
         setattr(chat, name, value)
     db.flush()
     return chat
+
+
+def _taken_back(db: Session, chat: ChatSession, kept: list[str]) -> list[str]:
+    """The approvals a person keeps: some of those the chat holds (none can be added here), and
+    not while a run is active (its end would bring back what it held)."""
+    added = sorted(set(kept) - set(chat.approvals))
+    if added:
+        raise Invalid(
+            f"approvals: {added[0]!r} was not allowed for this chat; approvals are given by "
+            "answering the agent's request",
+            code="approval_not_held",
+        )
+    if set(kept) != set(chat.approvals):
+        ensure_no_active_run(db, chat.id)
+    return kept
 
 
 def delete_session(db: Session, chat: ChatSession) -> None:
