@@ -368,37 +368,34 @@ def figures(levels: list[dict[str, Any]], fake: dict[str, Any]) -> list[dict[str
     return rows
 
 
-def fake_only(quick: bool) -> None:
-    """`--fake-only`: the 100 x 50 load alone, printed, no result file (to compare changes)."""
-    with tempfile.TemporaryDirectory(prefix="bench-parallel-") as name:
+def measure_fake_load(quick: bool) -> dict[str, Any]:
+    """The 100 x 50 load on a stack of its own (the real-hermes stack is stopped by then: its
+    processes would share the 2 cores with this one)."""
+    with tempfile.TemporaryDirectory(prefix="bench-parallel-fake-") as name:
         tmp = Path(name)
         model = c.start_timed_model(tmp)
         fake = c.start_fake_bridge(tmp)
         fake_api = c.start_api(tmp, fake)
         with c.stopping(model, fake, fake_api):
             c.register_model(fake_api.url, model.url)
-            load = asyncio.run(fake_load(fake_api, fake, 5 if quick else 10))
-    print(f"  fake bridge load: {load}", flush=True)
+            return asyncio.run(fake_load(fake_api, fake, 5 if quick else 10))
 
 
 def main() -> None:
     quick = c.is_quick()
     c.raise_fd_limit()
-    if "--fake-only" in sys.argv[1:]:
-        fake_only(quick)
+    if "--fake-only" in sys.argv[1:]:  # the 100 x 50 load alone, printed, no result file
+        print(f"  fake bridge load: {measure_fake_load(quick)}", flush=True)
         return
     with tempfile.TemporaryDirectory(prefix="bench-parallel-") as name:
         tmp = Path(name)
         model = c.start_timed_model(tmp)
         bridge = c.start_bridge(tmp / "bridge", AGENTCHAT_BRIDGE_POOL_SIZE="64")
         api = c.start_api(tmp, bridge)
-        fake = c.start_fake_bridge(tmp)
-        fake_api = c.start_api(tmp, fake)
-        with c.stopping(model, bridge, api, fake, fake_api):
+        with c.stopping(model, bridge, api):
             c.register_model(api.url, model.url)
-            c.register_model(fake_api.url, model.url)
             levels, burst = asyncio.run(real_levels(api, bridge, model, quick))
-            load = asyncio.run(fake_load(fake_api, fake, 5 if quick else 10))
+    load = measure_fake_load(quick)
     print(f"  fake bridge load: {load}", flush=True)
     rows = figures(levels, load)
     rows.append(
