@@ -104,6 +104,18 @@ describe('useChat', () => {
     expect(localStorage.getItem('agentchat.lock.session.1')).toBeNull()
   })
 
+  it('says nothing when Stop comes just after the run ended by itself', async () => {
+    routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: history, hasMore: false })
+    routes['POST /api/chat/sessions/1/runs'] = () => json(201, { runId: 'r1', messageId: 11, userMessageId: 10 })
+    routes['POST /api/chat/runs/r1/stop'] = () => json(409, { error: { code: 'run_finished', message: 'run r1 has already ended' } })
+    const { c } = chat()
+    await c.view.load(1)
+    await c.actions.send('Why?')
+    await c.actions.stop()
+    expect(calls).toContain('POST /api/chat/runs/r1/stop')
+    expect(errors).toEqual([])
+  })
+
   it('refuses to send while another tab holds the session', async () => {
     routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: [], hasMore: false })
     new TabLock({ tabId: 'other' }).acquire(1)

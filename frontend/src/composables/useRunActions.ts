@@ -3,6 +3,7 @@
 // before starting one and gives it back when the start fails (the run's end releases it too).
 import { computed, ref } from 'vue'
 import { chatApi } from '@/api/chat'
+import { ApiError } from '@/api/http'
 import { runsApi } from '@/api/runs'
 import type { Message, StartRunBody } from '@/api/schema'
 import { t } from '@/i18n'
@@ -119,6 +120,8 @@ export function useRunActions({ pool, view, lock, onSessionChanged }: RunActions
     try {
       await pool.stop(runId)
     } catch (err) {
+      // The run ended by itself as Stop was pressed: its end arrives on the stream.
+      if (err instanceof ApiError && err.code === 'run_finished') return
       notifyError(err)
     }
   }
