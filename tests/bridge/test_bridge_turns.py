@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import struct
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -331,3 +334,27 @@ async def test_concurrent_calls_of_one_tool_each_get_their_own_result(
         assert files[Path(path).name] in result.content
         assert isinstance(result.meta["durationMs"], int) and result.meta["durationMs"] >= 0
     assert {r.meta["toolCallId"] for r in results if r.meta} == set(args_by_id)
+
+
+async def test_a_connection_reset_without_an_answer_says_so() -> None:
+    """A bridge killed while it holds a request (the connection is reset): the error names
+    what happened (it read "broke ()": httpx's ReadError has no message)."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+
+        def close_the_first_connection() -> None:
+            connection, _ = server.accept()
+            connection.recv(65536)
+            linger_off = struct.pack("ii", 1, 0)  # close with a reset, not a goodbye
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger_off)
+            connection.close()
+
+        closer = threading.Thread(target=close_the_first_connection, daemon=True)
+        closer.start()
+        async with BridgeClient(f"http://127.0.0.1:{port}") as client:
+            with pytest.raises(BridgeUnavailable) as raised:
+                await client.get_memory("s")
+        closer.join(5)
+    assert "broke (" in str(raised.value) and "()" not in str(raised.value), raised.value

@@ -182,11 +182,12 @@ class BridgeClient:
 
 
 def _unreachable(base_url: str, exc: httpx.HTTPError | StreamError) -> BridgeUnavailable:
+    detail = str(exc) or type(exc).__name__  # some (a closed connection) have no message
     if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | ConnectFailed):
-        return BridgeUnavailable(f"the Hermes Bridge at {base_url} cannot be reached ({exc})")
+        return BridgeUnavailable(f"the Hermes Bridge at {base_url} cannot be reached ({detail})")
     if isinstance(exc, httpx.ReadTimeout | ReadTimedOut):
         return BridgeUnavailable(f"the Hermes Bridge at {base_url} stopped answering")
-    return BridgeUnavailable(f"the connection to the Hermes Bridge at {base_url} broke ({exc})")
+    return BridgeUnavailable(f"the connection to the Hermes Bridge at {base_url} broke ({detail})")
 
 
 def _http_error(status: int, text: str) -> BridgeUnavailable:
