@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+from pytest import MonkeyPatch
+
 from agentchat.events.memory import MemoryEventBus
+from agentchat.runs import streaming
 from agentchat.runs.streaming import MAX_BUFFERED, _body, encode_single
 
 
@@ -37,3 +40,28 @@ async def test_a_reading_client_gets_every_event_then_the_end() -> None:
         b"id: 3",
         b"id: 4",
     ]
+
+
+async def test_an_idle_stream_is_pinged_and_a_busy_one_is_not(monkeypatch: MonkeyPatch) -> None:
+    """A comment every PING_S while nothing is sent keeps proxies from closing the stream;
+    events that flow are enough on their own."""
+    monkeypatch.setattr(streaming, "PING_S", 0.2)
+    bus = MemoryEventBus()
+    await bus.register("r", {})
+    body = _body(bus, [("r", 0)], encode_single)
+    assert await anext(body) == b": connected\n\n"
+    async with asyncio.timeout(5):
+        assert await anext(body) == b": ping\n\n"  # idle
+
+    async def feed() -> None:
+        for _ in range(30):  # one event every 20 ms for 0.6 s: three ping periods
+            await bus.publish("r", "node_stream", {"runId": "r", "kind": "status", "content": "x"})
+            await asyncio.sleep(0.02)
+        await bus.publish("r", "workflow_complete", {"runId": "r", "finalText": ""})
+
+    feeding = asyncio.create_task(feed())
+    async with asyncio.timeout(10):
+        rest = b"".join([chunk async for chunk in body])
+    await feeding
+    assert rest.count(b"event: node_stream") == 30
+    assert b": ping" not in rest
