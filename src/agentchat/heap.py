@@ -11,3 +11,9 @@ def freeze_startup_heap() -> None:
     pause every live stream feels under load; after the freeze it walks only newer objects."""
     gc.collect()
     gc.freeze()
+
+
+def thaw_heap() -> None:
+    """At shutdown: hand the frozen objects back to the collector (a process that starts the
+    app again, as the tests do, would otherwise keep every earlier app's objects for ever)."""
+    gc.unfreeze()

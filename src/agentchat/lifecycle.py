@@ -23,7 +23,7 @@ from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.control_bus import ControlBus
 from agentchat.events.factory import make_bus
-from agentchat.heap import freeze_startup_heap
+from agentchat.heap import freeze_startup_heap, thaw_heap
 from agentchat.local_stack import LocalStack
 from agentchat.migrations.on_start import migration_lock
 from agentchat.models.service import ensure_default_model, update_builtin_base_url
@@ -116,6 +116,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.runs = runs
         freeze_startup_heap()
         yield
+        thaw_heap()
         for loop in loops:  # owner keys outlive the heartbeat by their TTL: enough to finish
             await loop.close()
         await runs.shutdown(settings.shutdown_grace_s)  # still taking steering meanwhile

@@ -23,7 +23,7 @@ from agentchat.bridge.router import public, router
 from agentchat.bridge.service import BridgeService
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.core.error_handlers import install_error_handlers
-from agentchat.heap import freeze_startup_heap
+from agentchat.heap import freeze_startup_heap, thaw_heap
 
 log = logging.getLogger(__name__)
 HOME_TAKEN_EXIT = 3
@@ -50,6 +50,7 @@ def create_app(settings: BridgeSettings, stop: Callable[[], None] | None = None)
             orphaned = exit_when_orphaned(liveness, service.runs, settings.orphan_s, stop)
             watch = asyncio.create_task(orphaned, name="orphan-watch")
         yield
+        thaw_heap()
         if watch is not None:
             watch.cancel()
         service.shutdown()
