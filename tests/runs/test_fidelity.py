@@ -225,6 +225,28 @@ def _until_end_or_pause(events: list[Sse]) -> bool:
     return until_terminal(events) or any(e.data.get("kind") == "clarify_request" for e in events)
 
 
+def _folders(root: Path, *names: str) -> list[Path]:
+    """Folders a dangerous command would delete, each with something inside."""
+    for name in names:
+        (root / name / "inside").mkdir(parents=True)
+    return [root / name for name in names]
+
+
+def _rm_and_say(target: Path) -> str:
+    return f"#tool terminal {json.dumps({'command': f'rm -rf {target}'})}\n#say done"
+
+
+def _allow_for_this_chat(stack: Stack, session_id: int, target: Path) -> None:
+    """A run that deletes `target` after the person answers "Allow for this chat"."""
+    started = stack.start(session_id, _rm_and_say(target))
+    asked = stack.events(started["runId"], stop=_until_end_or_pause)
+    pause = next(e for e in asked if e.data.get("kind") == "clarify_request").data["meta"]
+    body = {"clarifyId": pause["clarifyId"], "answer": "Allow for this chat"}
+    stack.post(f"/api/chat/runs/{started['runId']}/clarify", body, expect=200)
+    assert stack.events(started["runId"])[-1].event == "workflow_complete"
+    assert not target.exists()
+
+
 def test_allow_for_this_chat_outlives_a_bridge_restart(
     tmp_path: Path, database: Database, scripted_url: str
 ) -> None:
@@ -235,21 +257,12 @@ def test_allow_for_this_chat_outlives_a_bridge_restart(
     stack, close = make_stack(tmp_path, database, bridge, scripted_url, agent_toolsets=toolsets)
     try:
         session_id = stack.new_session()
-        first, second = tmp_path / "first", tmp_path / "second"
-        for target in (first, second):
-            (target / "inside").mkdir(parents=True)
-        ask = "#tool terminal {}\n#say done"
-        started = stack.start(session_id, ask.format(json.dumps({"command": f"rm -rf {first}"})))
-        asked = stack.events(started["runId"], stop=_until_end_or_pause)
-        pause = next(e for e in asked if e.data.get("kind") == "clarify_request").data["meta"]
-        body = {"clarifyId": pause["clarifyId"], "answer": "Allow for this chat"}
-        stack.post(f"/api/chat/runs/{started['runId']}/clarify", body, expect=200)
-        assert stack.events(started["runId"])[-1].event == "workflow_complete"
-        assert not first.exists()
+        first, second = _folders(tmp_path, "first", "second")
+        _allow_for_this_chat(stack, session_id, first)
 
         bridge.stop()  # hermes held the approval in this process only
         bridge = start_bridge(root, port, secret=bridge.secret, AGENTCHAT_AGENT_TOOLSETS=toolsets)
-        started = stack.start(session_id, ask.format(json.dumps({"command": f"rm -rf {second}"})))
+        started = stack.start(session_id, _rm_and_say(second))
         events = stack.events(started["runId"], stop=_until_end_or_pause)
         kinds = [e.data.get("kind") for e in events]
         assert "clarify_request" not in kinds, "asked again after the bridge restarted"
@@ -270,16 +283,8 @@ def test_allow_for_this_chat_is_shown_and_can_be_taken_back(
     )
     try:
         session_id = stack.new_session()
-        first, second = tmp_path / "first", tmp_path / "second"
-        for target in (first, second):
-            (target / "inside").mkdir(parents=True)
-        ask = "#tool terminal {}\n#say done"
-        started = stack.start(session_id, ask.format(json.dumps({"command": f"rm -rf {first}"})))
-        asked = stack.events(started["runId"], stop=_until_end_or_pause)
-        pause = next(e for e in asked if e.data.get("kind") == "clarify_request").data["meta"]
-        body = {"clarifyId": pause["clarifyId"], "answer": "Allow for this chat"}
-        stack.post(f"/api/chat/runs/{started['runId']}/clarify", body, expect=200)
-        assert stack.events(started["runId"])[-1].event == "workflow_complete"
+        first, second = _folders(tmp_path, "first", "second")
+        _allow_for_this_chat(stack, session_id, first)
         allowed = stack.get(f"/api/chat/sessions/{session_id}")["session"]["approvals"]
         assert allowed, "the chat does not show what was allowed for it"
 
@@ -291,7 +296,7 @@ def test_allow_for_this_chat_is_shown_and_can_be_taken_back(
         assert revoked.status_code == 200, revoked.text
         assert revoked.json()["approvals"] == []
 
-        started = stack.start(session_id, ask.format(json.dumps({"command": f"rm -rf {second}"})))
+        started = stack.start(session_id, _rm_and_say(second))
         events = stack.events(started["runId"], stop=_until_end_or_pause)
         assert any(e.data.get("kind") == "clarify_request" for e in events), "not asked again"
         stack.post(f"/api/chat/runs/{started['runId']}/stop", expect=200)

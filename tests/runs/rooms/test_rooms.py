@@ -20,7 +20,7 @@ from agentchat.events.memory import MemoryEventBus
 from agentchat.runs import store
 from agentchat.runs.driver import INTERRUPTED_ERROR
 from agentchat.runs.log_writer import LogWriter
-from agentchat.runs.schemas import RunStart
+from agentchat.runs.schemas import RunStart, RunStarted
 from agentchat.runs.service import RunService
 from tests.runs.rooms.conftest import WAIT_S, Rooms
 from tests.runs.rooms.fake_bridge import (
@@ -171,7 +171,8 @@ async def test_stop_cancels_a_bridge_that_ignores_the_abort(rooms: Rooms) -> Non
     assert events[-1].data["stopped"] is True
 
 
-async def test_a_clarify_request_pauses_the_run_until_it_is_answered(rooms: Rooms) -> None:
+async def _waiting_for_a_choice(rooms: Rooms) -> RunStarted:
+    """A run that asks "Which one?" (a or b), then says what was chosen."""
     question = {"clarifyId": "q1", "question": "Which one?", "choices": ["a", "b"]}
     rooms.bridge.script = [
         Emit("clarify_request", "Which one?", None, question),
@@ -181,6 +182,11 @@ async def test_a_clarify_request_pauses_the_run_until_it_is_answered(rooms: Room
     rooms.bridge.result = RunEnd(status="success", final_text="You chose a")
     started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
     await _until(lambda: _has_event(rooms, started.run_id, 1), "the clarify request")
+    return started
+
+
+async def test_a_clarify_request_pauses_the_run_until_it_is_answered(rooms: Rooms) -> None:
+    started = await _waiting_for_a_choice(rooms)
 
     waiting = await rooms.service.state(started.run_id)
     assert waiting.status == "RUNNING"
@@ -209,15 +215,7 @@ async def test_a_clarify_answer_is_accepted_when_the_run_ends_before_the_bridge_
 ) -> None:
     """The agent can take the answer, finish and be stored before the bridge's reply to the
     answer reaches the API (seen in CI): the person's answer was used, so it is not a 409."""
-    question = {"clarifyId": "q1", "question": "Which one?", "choices": ["a", "b"]}
-    rooms.bridge.script = [
-        Emit("clarify_request", "Which one?", None, question),
-        WaitClarify("q1"),
-        Emit("answer_delta", "You chose a"),
-    ]
-    rooms.bridge.result = RunEnd(status="success", final_text="You chose a")
-    started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
-    await _until(lambda: _has_event(rooms, started.run_id, 1), "the clarify request")
+    started = await _waiting_for_a_choice(rooms)
 
     async def ended() -> bool:
         return _message(rooms, started.run_id).status != "RUNNING"
