@@ -30,12 +30,13 @@ def _size(page: Page, name: str) -> None:
     page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
 
 
-def _stored_toolsets(
-    stack: E2EStack, session_id: int, want: list[str], timeout: float = 10
+def _stored(
+    stack: E2EStack, session_id: int, key: str, want: list[str], timeout: float = 10
 ) -> None:
+    """Wait until the server holds `want` as the session's `key` (toolsets, approvals)."""
     deadline = time.monotonic() + timeout
-    while (found := stack.session(session_id)["session"]["toolsets"]) != want:
-        assert time.monotonic() < deadline, f"stored toolsets {found}, expected {want}"
+    while (found := stack.session(session_id)["session"][key]) != want:
+        assert time.monotonic() < deadline, f"stored {key} {found}, expected {want}"
         time.sleep(0.1)
 
 
@@ -73,7 +74,7 @@ def test_toolset_checkboxes_are_kept_with_the_chat(
     tid(page, "toolsets").click()
     tid(page, "toolsets-choice").get_by_text("memory", exact=True).click()
     expect(tid(page, "toolsets")).to_have_text("Tools: clarify, todo, skills")
-    _stored_toolsets(e2e_stack, session_id, ["clarify", "todo", "skills"])
+    _stored(e2e_stack, session_id, "toolsets", ["clarify", "todo", "skills"])
 
     page.reload()
     expect(tid(page, "toolsets")).to_have_text("Tools: clarify, todo, skills")
@@ -110,10 +111,7 @@ def test_what_was_allowed_for_this_chat_is_shown_and_can_be_taken_back(
     tid(allowed.filter(has_text="recursive delete"), "revoke-approval").click()
     expect(allowed).to_have_count(1)
     expect(allowed).to_have_text(re.compile("kill all processes"))
-    deadline = time.monotonic() + 10
-    while e2e_stack.session(session_id)["session"]["approvals"] != ["kill all processes"]:
-        assert time.monotonic() < deadline, "the approval was not taken back on the server"
-        time.sleep(0.1)
+    _stored(e2e_stack, session_id, "approvals", ["kill all processes"])
 
 
 @pytest.mark.parametrize("size", SIZES)
