@@ -6,7 +6,6 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
-from starlette.responses import StreamingResponse
 
 from agentchat.core.deps import DbSession
 from agentchat.core.errors import Invalid
@@ -30,7 +29,7 @@ from agentchat.runs.schemas import (
     SteerRequest,
 )
 from agentchat.runs.service import RunService
-from agentchat.runs.streaming import multi_run_stream, run_stream
+from agentchat.runs.streaming import RunEventStream, multi_run_stream, run_stream
 
 router = APIRouter(tags=["runs"], responses=ERROR_RESPONSES)
 MAX_MUX_RUNS = 50
@@ -39,7 +38,7 @@ STREAM_DESCRIPTION = "Server-sent events; each event's `data` is one `RunStreamE
 
 class EventStreamDoc(JSONResponse):
     """Documents an SSE route's events in the OpenAPI document (`text/event-stream` with the
-    event schema); the route itself answers with a StreamingResponse."""
+    event schema); the route itself answers with a RunEventStream."""
 
     media_type = "text/event-stream"
 
@@ -117,7 +116,7 @@ async def stream_runs(
     runs: Runs,
     run_ids: Annotated[str, Query(alias="runs", min_length=1, max_length=5000)],
     last_event_ids: Annotated[str | None, Query(alias="lastEventIds", max_length=5000)] = None,
-) -> StreamingResponse:
+) -> RunEventStream:
     ids = [r.strip() for r in run_ids.split(",") if r.strip()]
     lasts = [x.strip() for x in (last_event_ids or "").split(",")] if last_event_ids else []
     if not ids or len(ids) > MAX_MUX_RUNS:

@@ -1,28 +1,33 @@
 """SSE responses for runs: one run (`Last-Event-ID` resume) or several runs on one connection.
 
-A pump task per run moves bus events into a shared buffer; the response sends whatever has
-gathered as one write (batching under load) and a comment ping when idle, so a slow client
-costs its own buffer only and the bus drops it if it falls too far behind.
+Each run's events are written to the connection by the task that reads them from the bus: one
+task wake-up per event, no body iterator, buffer or timer in between (this path runs for every
+token of every live answer). A client that does not read makes its writes wait on its socket;
+its subscription then fills and the bus drops it past its limit, so it costs its own queue only
+and ends with `stream_interrupted` (the client resumes with `Last-Event-ID`). The response's own
+task sends a comment ping when nothing was written for PING_S, and ends the response when every
+run has ended or the client has gone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
-from starlette.responses import StreamingResponse
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from agentchat.events import sse
 from agentchat.events.bus import EventBus
 from agentchat.events.model import RunEvent, StreamInterrupted, UnknownRun, encode_sse
 
 PING_S = 15.0
-# Events a connection may hold for a client that does not read: past this the stream ends
-# with `stream_interrupted` and the client resumes with Last-Event-ID.
-MAX_BUFFERED = 10_000
+YIELD_EVERY = 200  # events written back to back before the writer lets other tasks run
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
+CONNECTED = sse.comment("connected")
+PING = sse.comment("ping")
 
 Encoder = Callable[[str, RunEvent], bytes]
 
@@ -39,77 +44,99 @@ def sse_message(event: str, data: dict[str, Any]) -> bytes:
     return sse.encode(event, data)
 
 
-class _Gather:
-    """Where the pumps of one connection put encoded events."""
+class _Connection:
+    """One client's response body: written by the run pumps, pinged and ended by its owner."""
 
-    def __init__(self) -> None:
-        self.chunks: list[bytes] = []
-        self.wake = asyncio.Event()
-        self.open_runs = 0
+    def __init__(self, send: Send, runs: int) -> None:
+        self._send = send
+        self.wrote = False  # since the last ping check
+        self.open_runs = runs
+        self.over = asyncio.Event()
 
-    def put(self, chunk: bytes) -> None:
-        self.chunks.append(chunk)
-        self.wake.set()
+    async def write(self, chunk: bytes) -> None:
+        self.wrote = True
+        await self._send({"type": "http.response.body", "body": chunk, "more_body": True})
+
+    def run_ended(self) -> None:
+        self.open_runs -= 1
+        if self.open_runs <= 0:
+            self.over.set()
 
 
-async def _pump(bus: EventBus, run_id: str, last_id: int, gather: _Gather, encode: Encoder) -> None:
+async def _pump(
+    bus: EventBus, run_id: str, last_id: int, out: _Connection, encode: Encoder
+) -> None:
     try:
         count = 0
         async for event in bus.subscribe(run_id, last_id):
-            if len(gather.chunks) >= MAX_BUFFERED:
-                gather.put(sse_message("stream_interrupted", {"runId": run_id}))
-                return
-            gather.put(encode(run_id, event))
+            await out.write(encode(run_id, event))
             count += 1
-            if count % 200 == 0:
+            if count % YIELD_EVERY == 0:
                 await asyncio.sleep(0)
     except UnknownRun:
-        gather.put(sse_message("run_unknown", {"runId": run_id}))
+        await out.write(sse_message("run_unknown", {"runId": run_id}))
     except StreamInterrupted:
-        gather.put(sse_message("stream_interrupted", {"runId": run_id}))
+        await out.write(sse_message("stream_interrupted", {"runId": run_id}))
     finally:
-        gather.open_runs -= 1
-        gather.wake.set()
+        out.run_ended()
 
 
-async def _body(
-    bus: EventBus, runs: list[tuple[str, int]], encode: Encoder
-) -> AsyncIterator[bytes]:
-    gather = _Gather()
-    gather.open_runs = len(runs)
-    pumps = [asyncio.create_task(_pump(bus, r, last, gather, encode)) for r, last in runs]
+async def _until_disconnect(receive: Receive, out: _Connection) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    out.over.set()
+
+
+async def _ping_until_over(out: _Connection) -> None:
+    while not out.over.is_set():
+        out.wrote = False
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(PING_S):
+                await out.over.wait()
+        if not out.over.is_set() and not out.wrote:
+            await out.write(PING)
+
+
+async def serve_runs(
+    bus: EventBus, runs: list[tuple[str, int]], encode: Encoder, receive: Receive, send: Send
+) -> None:
+    """The body of a run stream, after its start: every run's events, then the end."""
+    out = _Connection(send, len(runs))
+    await out.write(CONNECTED)
+    tasks = [asyncio.create_task(_pump(bus, r, last, out, encode)) for r, last in runs]
+    tasks.append(asyncio.create_task(_until_disconnect(receive, out)))
     try:
-        yield sse.comment("connected")
-        while True:
-            if not gather.chunks:
-                if gather.open_runs <= 0:
-                    return
-                gather.wake.clear()
-                try:  # asyncio.timeout, not wait_for: no task per wait
-                    async with asyncio.timeout(PING_S):
-                        await gather.wake.wait()
-                except TimeoutError:
-                    yield sse.comment("ping")
-                    continue
-            chunks, gather.chunks = gather.chunks, []
-            yield b"".join(chunks)
+        await _ping_until_over(out)
     finally:
-        for pump in pumps:
-            pump.cancel()
-        for pump in pumps:
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await pump
+                await task
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-def run_stream(bus: EventBus, run_id: str, last_event_id: int) -> StreamingResponse:
-    return StreamingResponse(
-        _body(bus, [(run_id, last_event_id)], encode_single),
-        media_type="text/event-stream",
-        headers=SSE_HEADERS,
-    )
+class RunEventStream(Response):
+    """`text/event-stream` of one or several runs (see the module's docstring)."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, bus: EventBus, runs: list[tuple[str, int]], encode: Encoder) -> None:
+        self.bus, self.runs, self.encode = bus, runs, encode
+        self.status_code = 200
+        self.background = None
+        self.init_headers(SSE_HEADERS)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send(
+            {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+        )
+        await serve_runs(self.bus, self.runs, self.encode, receive, send)
 
 
-def multi_run_stream(bus: EventBus, runs: list[tuple[str, int]]) -> StreamingResponse:
-    return StreamingResponse(
-        _body(bus, runs, encode_tagged), media_type="text/event-stream", headers=SSE_HEADERS
-    )
+def run_stream(bus: EventBus, run_id: str, last_event_id: int) -> RunEventStream:
+    return RunEventStream(bus, [(run_id, last_event_id)], encode_single)
+
+
+def multi_run_stream(bus: EventBus, runs: list[tuple[str, int]]) -> RunEventStream:
+    return RunEventStream(bus, runs, encode_tagged)
