@@ -28,6 +28,7 @@ from bench import common as c  # noqa: E402
 
 LEVELS = (1, 5, 20, 50)
 FAKE_RUNS, FAKE_RATE = 100, 50
+LOCKSTEP_KEYS = ("p50", "p99", "max", "tokens_per_s", "lost", "duplicated")
 PACED_RUNS, PACED_RATE = 20, 50  # real hermes at a model's pace (issue 17)
 
 
@@ -128,7 +129,11 @@ async def paced_level(http: Any, model: c.Process, quick: bool) -> dict[str, Any
     return row
 
 
-async def fake_load(api: c.Process, fake: c.Process, seconds: int) -> dict[str, Any]:
+async def fake_load(
+    api: c.Process, fake: c.Process, seconds: int, in_step: bool = False
+) -> dict[str, Any]:
+    """The 100 x 50 load: each run's tokens at a phase of its own (as runs started at different
+    times), or `in_step`, every run's n-th token at the same instant (the worst case)."""
     count = FAKE_RATE * seconds
     async with c.api_client(api.url) as http:
         await one_run(http, "#fake 10 0")
@@ -136,6 +141,7 @@ async def fake_load(api: c.Process, fake: c.Process, seconds: int) -> dict[str, 
         pids = {"api": api.pid, "fake_bridge": fake.pid, "client": os.getpid()}
         cpu_before = {name: c.cpu_seconds(pid) for name, pid in pids.items()}
         script = f"#fake {count} {FAKE_RATE}\n#fake-together {uuid.uuid4().hex} {FAKE_RUNS}"
+        script += "\n#fake-lockstep" if in_step else ""
         with c.RssSampler({"api": api.pid}) as rss:
             results, wall = await level_runs(http, [script] * FAKE_RUNS)
         cpus = {name: c.cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
@@ -293,6 +299,7 @@ def figures(levels: list[dict[str, Any]], fake: dict[str, Any]) -> list[dict[str
         "runs": fake["runs"],
         "rate": f"{FAKE_RATE} tokens/s per run",
         "tokens_per_run": fake["tokens_per_run"],
+        "phase": "each run's own (random, uniform over one token's interval)",
     }
     note = (
         "one hermes bridge on 2 cores cannot produce 5,000 tokens/s; a fake bridge feeds the "
@@ -316,6 +323,16 @@ def figures(levels: list[dict[str, Any]], fake: dict[str, Any]) -> list[dict[str
             reference=ref,
         ),
         f("parallel.fake100.p50_ms", f"{label}: p50 latency", fake["p50"], "ms", conditions=cond),
+        f(
+            "parallel.fake100.lockstep_p99_ms",
+            f"{label}, every run's n-th token at the same instant: p99 latency (worst case)",
+            fake["lockstep"]["p99"],
+            "ms",
+            conditions=cond | {"phase": "lockstep"},
+            note="a burst of 100 events every 20 ms, which no set of real models sends; "
+            f"p50 {fake['lockstep']['p50']:.1f} ms, lost {fake['lockstep']['lost']}, "
+            f"{fake['lockstep']['tokens_per_s']:,.0f} tokens/s delivered",
+        ),
         f(
             "parallel.fake100.delivered_ratio",
             f"{label}: tokens/s delivered / offered",
@@ -378,7 +395,10 @@ def measure_fake_load(quick: bool) -> dict[str, Any]:
         fake_api = c.start_api(tmp, fake)
         with c.stopping(model, fake, fake_api):
             c.register_model(fake_api.url, model.url)
-            return asyncio.run(fake_load(fake_api, fake, 5 if quick else 10))
+            seconds = 5 if quick else 10
+            load = asyncio.run(fake_load(fake_api, fake, seconds))
+            lockstep = asyncio.run(fake_load(fake_api, fake, seconds, in_step=True))
+            return load | {"lockstep": {k: lockstep[k] for k in LOCKSTEP_KEYS}}
 
 
 def main() -> None:
