@@ -40,7 +40,10 @@ class EventModel(BaseModel):
     @property
     def event_id(self) -> int | None:
         """The SSE id it arrived with (the bridge's per-run number); never on the wire."""
-        return self._event_id
+        # The private dict, not `self._event_id`: that goes through pydantic's __getattr__,
+        # a few microseconds read once per event of every run.
+        private = self.__pydantic_private__
+        return None if private is None else private.get("_event_id")
 
     def with_event_id(self, event_id: int | None) -> Self:
         """Tag the event with the id it arrived with (set once, by the reader)."""

@@ -8,7 +8,8 @@ Each event is JSON-encoded once: a typed event by pydantic, a dict by `dump_json
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+import json.encoder
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,9 +18,22 @@ from agentchat.events.contract import EventModel
 KEEPALIVE = b": keep-alive\n\n"
 
 
+def _compact_encoder() -> Callable[[Any], str]:
+    """`json.dumps(data, separators=(",", ":"), ensure_ascii=False, default=str)` with the C
+    encoder made once: json.dumps builds an encoder per call, most of its cost for an event."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # no C accelerator (another Python)
+        return lambda data: json.dumps(data, separators=(",", ":"), ensure_ascii=False, default=str)
+    encode = make(None, str, json.encoder.encode_basestring, None, ":", ",", False, False, True)
+    return lambda data: "".join(encode(data, 0))
+
+
+_dump = _compact_encoder()
+
+
 def dump_json(data: Any) -> str:
     """Compact JSON on one line (json escapes newlines inside strings)."""
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _dump(data)
 
 
 def comment(text: str) -> bytes:
