@@ -126,7 +126,7 @@ def test_0005c_shrinks_the_message_table_and_keeps_what_was_saved(
     before = _state(url, dialect)
     assert "idx_chat_message_session" in before["indexes"]
 
-    upgrade(url)
+    upgrade(url, "0005c_message_size")
     after = _state(url, dialect)
     assert "idx_chat_message_session" not in after["indexes"]
     assert "idx_chat_message_status" in after["indexes"]
