@@ -7,7 +7,8 @@ lost is stored INTERRUPTED with its text."""
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
+import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -45,9 +46,14 @@ class Api:
     def http(self) -> httpx.Client:
         return httpx.Client(base_url=self.url, timeout=30)
 
-    def restart_after(self, sig: signal.Signals) -> None:
+    def restart_after(
+        self, sig: signal.Signals, meanwhile: Callable[[], None] | None = None
+    ) -> None:
+        """Stop the API with `sig`, run `meanwhile` while it is down, start it again."""
         self.process.process.send_signal(sig)
         self.process.process.wait(timeout=60)
+        if meanwhile is not None:
+            meanwhile()
         port = urlsplit(self.url).port
         self.process = start_api(self.data_dir, self.bridge, port, extra_env=self.env)
 
@@ -125,6 +131,43 @@ def test_a_waiting_clarify_is_answered_after_the_api_restarts(
         assert answer["status"] == "SUCCESS" and "blue" in answer["content"]
         kinds = [log["kind"] for log in answer["logs"]]
         assert kinds.count("clarify_request") == 1 and kinds.count("clarify_answered") == 1
+
+
+def test_an_answer_stored_but_not_sent_before_the_api_died_reaches_the_agent(api: Api) -> None:
+    """The API stores a clarify answer, then sends it to the bridge (so that a run ending at
+    once finds it answered). Killed in between, it left the page showing the question answered
+    while the agent waited for it until its clarify timeout (30 minutes). The API that comes
+    back sends it again when it re-attaches to a run its bridge says is waiting."""
+    session_id, run_id = api.start(CLARIFY)
+    asked = api.events(
+        run_id, stop=lambda evs: any(e.data.get("kind") == "clarify_request" for e in evs)
+    )
+    clarify_id = asked[-1].data["meta"]["clarifyId"]
+    with api.http() as http:
+        wait_for(
+            lambda: http.get(f"/api/chat/runs/{run_id}/state").json()["pendingClarify"],
+            lambda pending: pending is not None,
+            what="the clarify pause to be stored",
+        )
+
+    def answer_stored_not_sent() -> None:  # what the API leaves when it dies in between
+        with sqlite3.connect(api.data_dir / "agentchat.db") as db:
+            stored = db.execute(
+                "UPDATE workflow_pause SET status = 'ANSWERED', answer = 'blue', "
+                "answered_at = CURRENT_TIMESTAMP WHERE run_id = ? AND clarify_id = ?",
+                (run_id, clarify_id),
+            )
+            assert stored.rowcount == 1
+
+    api.restart_after(signal.SIGKILL, meanwhile=answer_stored_not_sent)
+
+    rest = api.events(run_id, asked[-1].num, stop=until_terminal, timeout=60)
+    assert rest[-1].event == "workflow_complete", rest[-1].data
+    assert "blue" in rest[-1].data["finalText"]
+    with api.http() as http:
+        answer = last_answer(http, session_id)
+        assert answer["status"] == "SUCCESS" and "blue" in answer["content"]
+        assert http.get(f"/api/chat/runs/{run_id}/state").json()["pendingClarify"] is None
 
 
 def test_a_run_whose_bridge_died_with_the_api_is_stored_interrupted(

@@ -1,5 +1,6 @@
 """The clarify pause rows on each database: an answer recorded before it is sent, and undone
-when the bridge refuses it (unless the run ended meanwhile)."""
+when the bridge refuses it (unless the run ended meanwhile), and the one to send again after
+a restart."""
 
 from __future__ import annotations
 
@@ -44,3 +45,18 @@ def test_an_answer_is_not_undone_once_the_run_ended(any_database: Database) -> N
         store.answer_pause(s, "r2", "q1", "a")
         store.reopen_pause(s, "r2", "q1")
     assert _pause(any_database, "r2") == ("ANSWERED", "a")
+
+
+def test_the_stored_answer_to_resend_is_the_last_questions_only(any_database: Database) -> None:
+    """After a restart, the answer a waiting run may not have got: the last question's, when
+    it is answered; none while the last one is unanswered."""
+    _pending(any_database, "r3")
+    with any_database.session() as s:
+        assert store.undelivered_answer(s, "r3") is None  # asked, not answered
+        store.answer_pause(s, "r3", "q1", "a")
+    with any_database.session() as s:
+        assert store.undelivered_answer(s, "r3") == ("q1", "a")
+        store.mark_pause(s, "r3", "q2", "And then?", [])
+    with any_database.session() as s:
+        assert store.undelivered_answer(s, "r3") is None  # a later question waits
+        assert store.undelivered_answer(s, "never-ran") is None

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from agentchat.bridge.client import BridgeUnavailable
+from agentchat.bridge.client import BridgeUnavailable, HeldRun
 from agentchat.chat import tree
 from agentchat.chat.sessions import get_session
 from agentchat.chat.tables import ChatMessage
@@ -17,15 +17,16 @@ from agentchat.core.settings import Settings
 from agentchat.models.service import resolve_model
 from agentchat.models.wire import bridge_model
 from agentchat.runs import store
-from agentchat.runs.context import ActiveRun
+from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.ports import Bridge, Bridges
 
 log = logging.getLogger(__name__)
 
 
-async def held_runs(bridges: Bridges) -> dict[str, Bridge]:
-    """Run id → the bridge that holds it, over every bridge that answers."""
-    held: dict[str, Bridge] = {}
+async def held_runs(bridges: Bridges) -> dict[str, tuple[Bridge, HeldRun]]:
+    """Run id → the bridge that holds it and how it stands there, over every bridge that
+    answers."""
+    held: dict[str, tuple[Bridge, HeldRun]] = {}
     for client in bridges.candidates(""):
         try:
             runs = await client.runs()
@@ -33,8 +34,25 @@ async def held_runs(bridges: Bridges) -> dict[str, Bridge]:
             log.warning("bridge %s did not list its runs: %s", client.base_url, exc)
             continue
         for run in runs:
-            held.setdefault(run.run_id, client)
+            held.setdefault(run.run_id, (client, run))
     return held
+
+
+async def resend_stored_answer(ctx: RunContext, run_id: str, client: Bridge) -> None:
+    """A run its bridge says is waiting while the answer to its last question is stored: the
+    process that stored it died before sending it (answers are stored first, see
+    `RunControl.resume`). It is sent again; a bridge waiting on a later question refuses it
+    (409), and that question's request, replayed, asks the person."""
+    stored = await ctx.in_thread(lambda db: store.undelivered_answer(db, run_id))
+    if stored is None:
+        return
+    clarify_id, answer = stored
+    try:
+        await client.clarify(run_id, clarify_id, answer)
+    except BridgeUnavailable as exc:
+        log.info("run %s: the stored answer to %s was not taken (%s)", run_id, clarify_id, exc)
+        return
+    log.warning("run %s: sent the stored answer to %s again after a restart", run_id, clarify_id)
 
 
 def load_run(db: Session, run_id: str, settings: Settings) -> ActiveRun | None:

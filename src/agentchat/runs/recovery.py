@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from agentchat.bridge.client import HeldRun
 from agentchat.events.model import RunFinished, UnknownRun
 from agentchat.runs import reattach, store
 from agentchat.runs.context import ActiveRun, RunContext
@@ -58,10 +59,10 @@ class Recovery:
         if not orphans:
             return []
         held = await reattach.held_runs(ctx.bridges)
-        lost = [r for r in orphans if r not in held or not await self._reattach(r, held[r])]
+        lost = [r for r in orphans if r not in held or not await self._reattach(r, *held[r])]
         return await self._interrupt(lost)
 
-    async def _reattach(self, run_id: str, client: Bridge) -> bool:
+    async def _reattach(self, run_id: str, client: Bridge, there: HeldRun) -> bool:
         """Drive the run again, following its bridge; False when it cannot be."""
         ctx = self.ctx
         if ctx.owners is not None and not await ctx.owners.adopt(run_id):
@@ -79,6 +80,8 @@ class Recovery:
         ctx.active[run_id] = run
         run.task = asyncio.create_task(self._follow(run, client), name=f"run-{run_id}")
         log.info("re-attached run %s at bridge event %d", run_id, run.stored_upto)
+        if there.state == "waiting":
+            await reattach.resend_stored_answer(ctx, run_id, client)
         return True
 
     async def _open_on_bus(self, run: ActiveRun) -> None:

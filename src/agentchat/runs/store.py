@@ -186,6 +186,19 @@ def reopen_pause(db: Session, run_id: str, clarify_id: str) -> None:
     )
 
 
+def undelivered_answer(db: Session, run_id: str) -> tuple[str, str] | None:
+    """The clarify id and answer of the run's last question when it is answered (whether the
+    agent got it is for its bridge to say), else None."""
+    last = db.scalars(
+        select(WorkflowPause)
+        .where(WorkflowPause.run_id == run_id)
+        .order_by(WorkflowPause.id.desc())
+    ).first()
+    if last is None or last.status != "ANSWERED" or last.answer is None:
+        return None
+    return last.clarify_id, last.answer
+
+
 def pending_pause(db: Session, run_id: str) -> WorkflowPause | None:
     stmt = select(WorkflowPause).where(
         WorkflowPause.run_id == run_id, WorkflowPause.status == "PENDING"
