@@ -64,6 +64,20 @@ class Api:
             assert started.status_code == 201, started.text
             return session_id, str(started.json()["runId"])
 
+    def ask_clarify(self) -> tuple[int, str, list[Sse], str]:
+        """A run waiting on a clarify, its pause stored: session, run, events so far, its id."""
+        session_id, run_id = self.start(CLARIFY)
+        asked = self.events(
+            run_id, stop=lambda evs: any(e.data.get("kind") == "clarify_request" for e in evs)
+        )
+        with self.http() as http:
+            wait_for(
+                lambda: http.get(f"/api/chat/runs/{run_id}/state").json()["pendingClarify"],
+                lambda pending: pending is not None,
+                what="the clarify pause to be stored",
+            )
+        return session_id, run_id, asked, asked[-1].data["meta"]["clarifyId"]
+
     def events(self, run_id: str, after: int = 0, **options: Any) -> list[Sse]:
         headers = {"Last-Event-ID": str(after)} if after else None
         return read_events(f"{self.url}/api/chat/runs/{run_id}/stream", headers=headers, **options)
@@ -101,17 +115,7 @@ def test_a_restarted_api_finishes_the_answer_its_bridge_kept_going(
 def test_a_waiting_clarify_is_answered_after_the_api_restarts(
     api: Api, sig: signal.Signals
 ) -> None:
-    session_id, run_id = api.start(CLARIFY)
-    asked = api.events(
-        run_id, stop=lambda evs: any(e.data.get("kind") == "clarify_request" for e in evs)
-    )
-    clarify_id = asked[-1].data["meta"]["clarifyId"]
-    with api.http() as http:
-        wait_for(
-            lambda: http.get(f"/api/chat/runs/{run_id}/state").json()["pendingClarify"],
-            lambda pending: pending is not None,
-            what="the clarify pause to be stored",
-        )
+    session_id, run_id, asked, clarify_id = api.ask_clarify()
     api.restart_after(sig)
 
     with api.http() as http:
@@ -138,17 +142,7 @@ def test_an_answer_stored_but_not_sent_before_the_api_died_reaches_the_agent(api
     once finds it answered). Killed in between, it left the page showing the question answered
     while the agent waited for it until its clarify timeout (30 minutes). The API that comes
     back sends it again when it re-attaches to a run its bridge says is waiting."""
-    session_id, run_id = api.start(CLARIFY)
-    asked = api.events(
-        run_id, stop=lambda evs: any(e.data.get("kind") == "clarify_request" for e in evs)
-    )
-    clarify_id = asked[-1].data["meta"]["clarifyId"]
-    with api.http() as http:
-        wait_for(
-            lambda: http.get(f"/api/chat/runs/{run_id}/state").json()["pendingClarify"],
-            lambda pending: pending is not None,
-            what="the clarify pause to be stored",
-        )
+    session_id, run_id, asked, clarify_id = api.ask_clarify()
 
     def answer_stored_not_sent() -> None:  # what the API leaves when it dies in between
         with sqlite3.connect(api.data_dir / "agentchat.db") as db:
