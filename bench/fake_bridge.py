@@ -215,7 +215,9 @@ async def app(scope: dict[str, Any], receive: Any, send: Send) -> None:
         await run_turn(receive, send)
     elif path == "/health":
         await reply(send, 200, {"status": "ok", "agents": 0, "poolSize": 0, "activeRuns": 0})
-    elif method == "POST" and path.endswith(("/abort", "/clarify", "/reset")):
+    elif (method == "POST" and path.endswith(("/abort", "/clarify", "/reset"))) or (
+        method == "DELETE" and path.startswith("/runs/")
+    ):
         await reply(send, 200, {"ok": True})
     else:
         await reply(send, 404, {"error": {"code": "not_found", "message": path}})

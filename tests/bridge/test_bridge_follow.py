@@ -67,8 +67,15 @@ async def test_a_turn_goes_on_without_its_client_and_is_followed_again(
     assert ids == list(range(1, len(ids) + 1))  # no gap, no duplicate
     assert _text(first) + _text(rest) == FULL_TEXT == rest[-1].final_text
 
-    # Its end was read: the bridge lets the run go.
+    # Its end was read, but the reader may die before storing it: the run is kept (ended) and
+    # can be read again, until the API releases it.
+    held = {r.run_id: r for r in await client.runs()}
+    assert held[run_id].state == "ended" and held[run_id].last_event_id == ids[-1]
+    again = await _read(client.follow(run_id, ids[-2]))
+    assert [e.event_id for e in again] == [ids[-1]] and isinstance(again[0], RunEnd)
+    await client.release(run_id)
     assert run_id not in {r.run_id for r in await client.runs()}
+    await client.release(run_id)  # twice, or for a run it never held: no error
     with pytest.raises(BridgeUnavailable) as gone:
         await _read(client.follow(run_id, 0))
     assert (gone.value.status_code, gone.value.code) == (404, "unknown_run")

@@ -1,5 +1,6 @@
 """The bridge's per-run event buffer: ids after coalescing, replay after an id, live tail,
-and when an ended run is let go (its end read, or the retention time passed)."""
+and when an ended run is let go (the API released it, or the retention time passed; not when a
+client has read its end: the API may die before storing it)."""
 
 from __future__ import annotations
 
@@ -40,16 +41,25 @@ async def test_a_reader_gets_the_events_after_its_id_then_the_live_ones() -> Non
     assert buffer.last_event_id == 4 and buffer.state(waiting=False) == "ended"
 
 
-async def test_an_ended_run_goes_once_its_end_was_read_or_its_time_passed() -> None:
+async def test_an_ended_run_goes_once_released_or_its_time_passed_not_once_read() -> None:
     clock = Clock()
     buffers = RunBuffers(retention_s=300, clock=clock)
-    read, unread = buffers.open("read", "s"), buffers.open("unread", "s")
+    stored, read, going = (
+        buffers.open("stored", "s"),
+        buffers.open("read", "s"),
+        buffers.open("going", "s"),
+    )
     assert read.state(waiting=True) == "waiting"
-    for buffer in (read, unread):
+    for buffer in (stored, read):
         buffer.append(RunEnd(status="success"))
-    await _drain(read.read(0, keepalive_s=5))
-    assert [b.run_id for b in buffers.all()] == ["unread"]
+        await _drain(buffer.read(0, keepalive_s=5))
+    buffers.release("stored")
+    buffers.release("going")  # still going: it goes once it ends
+    buffers.release("never-held")
+    assert [b.run_id for b in buffers.all()] == ["read", "going"]
+    going.append(RunEnd(status="success"))
+    assert [b.run_id for b in buffers.all()] == ["read"]
     clock.now += 299
-    assert buffers.get("unread") is unread
+    assert buffers.get("read") is read
     clock.now += 1
-    assert buffers.get("unread") is None and buffers.all() == []
+    assert buffers.get("read") is None and buffers.all() == []

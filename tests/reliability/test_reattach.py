@@ -25,6 +25,8 @@ from tests.support.sse import Sse, read_events, until_terminal
 TOKENS = 300
 SLOW = f"#delay 40\n#tokens {TOKENS}"  # about 12 s of answer
 FULL_TEXT = " ".join(f"t{i}" for i in range(1, TOKENS + 1))
+SHORT = "#delay 20\n#tokens 40"
+SHORT_TEXT = " ".join(f"t{i}" for i in range(1, 41))
 CLARIFY = "#clarify Which colour? | red | blue\n#echo-tool-result"
 SIGNALS = [signal.SIGKILL, signal.SIGTERM]
 pytestmark = pytest.mark.timeout(300)  # two API starts and a bridge on a shared machine
@@ -162,6 +164,34 @@ def test_an_answer_stored_but_not_sent_before_the_api_died_reaches_the_agent(api
         answer = last_answer(http, session_id)
         assert answer["status"] == "SUCCESS" and "blue" in answer["content"]
         assert http.get(f"/api/chat/runs/{run_id}/state").json()["pendingClarify"] is None
+
+
+def test_an_end_the_api_read_but_could_not_store_is_stored_after_a_restart(api: Api) -> None:
+    """The bridge let an ended run go once a client had read its end. An API that read it and
+    died before storing it (here: the database locked, then SIGKILL) came back to a run no
+    bridge held: INTERRUPTED, without the last part of the text and the agent's messages. The
+    bridge now keeps an ended run until the API says it stored it (or its retention)."""
+    session_id, run_id = api.start(SHORT)
+    seen = api.events(run_id, stop=lambda evs: len(streamed_text(evs)) > 0)
+    log = next(api.data_dir.glob("api-*.out"))
+    with sqlite3.connect(api.data_dir / "agentchat.db", isolation_level=None) as db:
+        db.execute("BEGIN IMMEDIATE")  # no write goes through: the end waits in the API
+        wait_for(
+            lambda: log.read_text(errors="replace"),
+            lambda text: f"could not save the end of run {run_id}" in text,
+            timeout=60,
+            what="the API to have read the run's end and failed to store it",
+        )
+        api.process.kill()
+        db.execute("ROLLBACK")
+    api.restart_after(signal.SIGKILL)  # already dead: it starts again
+
+    rest = api.events(run_id, seen[-1].num, stop=until_terminal, timeout=30)
+    assert rest[-1].event == "workflow_complete", rest[-1].data
+    assert streamed_text(seen) + streamed_text(rest) == SHORT_TEXT
+    with api.http() as http:
+        answer = last_answer(http, session_id)
+        assert (answer["status"], answer["content"]) == ("SUCCESS", SHORT_TEXT)
 
 
 def test_a_run_whose_bridge_died_with_the_api_is_stored_interrupted(

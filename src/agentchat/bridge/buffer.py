@@ -4,7 +4,9 @@ it missed byte for byte, then the live tail.
 
 Ids are 1, 2, 3… per run, given after answer coalescing (`outbox.py`), and each event is
 encoded once: a replay sends exactly the bytes the first reader got. An ended run's buffer
-goes once a client read its end, or after the retention time.
+goes once the API released it (`DELETE /runs/{id}`: it stored the end), or after the
+retention time. Not when a client has read its end: an API that read it and died before
+storing it would come back to a run nobody holds.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ class RunBuffer:
         self._frames: list[bytes] = []
         self._wake = asyncio.Event()
         self.ended_at: float | None = None
-        self.end_read = False
+        self.released = False
 
     @property
     def last_event_id(self) -> int:
@@ -61,7 +63,6 @@ class RunBuffer:
                 yield chunk
                 continue
             if self.ended_at is not None:
-                self.end_read = True
                 return
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(keepalive_s):
@@ -88,6 +89,13 @@ class RunBuffers:
         self.prune()
         return self._buffers.get(run_id)
 
+    def release(self, run_id: str) -> None:
+        """The API stored the run's end: its buffer goes once the run has ended."""
+        buffer = self._buffers.get(run_id)
+        if buffer is not None:
+            buffer.released = True
+        self.prune()
+
     def all(self) -> list[RunBuffer]:
         self.prune()
         return list(self._buffers.values())
@@ -96,5 +104,5 @@ class RunBuffers:
         now = self._clock()
         for run_id, buffer in list(self._buffers.items()):
             ended = buffer.ended_at
-            if ended is not None and (buffer.end_read or now - ended >= self._retention_s):
+            if ended is not None and (buffer.released or now - ended >= self._retention_s):
                 del self._buffers[run_id]

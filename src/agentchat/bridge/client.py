@@ -142,6 +142,10 @@ class BridgeClient:
             await response.aclose()
         raise BridgeUnavailable("the bridge stream ended without a run_end event")
 
+    async def release(self, run_id: str) -> None:
+        """Tell the bridge the run's end is stored: it need not keep the run for a replay."""
+        await self._call("DELETE", f"/runs/{run_id}")
+
     async def clarify(self, run_id: str, clarify_id: str, answer: str) -> None:
         await self._call(
             "POST", f"/runs/{run_id}/clarify", {"clarifyId": clarify_id, "answer": answer}

@@ -81,6 +81,13 @@ async def follow(
     return _sse(service.follow(run_id, start))
 
 
+@router.delete("/runs/{run_id}", operation_id="bridgeRelease")
+def release(run_id: str, service: ServiceDep) -> Ack:
+    """The API stored the run's end: the bridge may let the ended run go (an unknown run, or
+    one still going, is no error: it goes once it ends)."""
+    return service.release(run_id)
+
+
 def _event_number(header: str | None) -> int:
     try:
         return max(int((header or "0").rsplit(":", 1)[-1]), 0)

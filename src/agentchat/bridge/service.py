@@ -123,6 +123,11 @@ class BridgeService:
             )
         return held
 
+    def release(self, run_id: str) -> Ack:
+        """The API stored the run's end: its events need not be kept for a replay."""
+        self.buffers.release(run_id)
+        return Ack()
+
     def clarify(self, run_id: str, body: ClarifyAnswer) -> Ack:
         handle = self.runs.get(run_id)
         if not handle.clarify.answer(body.clarify_id, body.answer):

@@ -132,13 +132,25 @@ class RunDriver:
     async def _finish(self, run: ActiveRun, outcome: store.RunOutcome) -> None:
         plan = run.plan
         outcome = outcomes.storable(run, outcome)
+        saved = False
         try:
             await self.ctx.log_writer.flush()
             end = Unsaved(plan.message_id, outcome, run.summary_message_id)
-            await self.ctx.final_writes.save(plan.run_id, end)  # kept for the sweeper if not
+            saved = await self.ctx.final_writes.save(plan.run_id, end)  # else kept for later
         finally:
             self.ctx.active.pop(plan.run_id, None)
             try:
                 await self.publisher.publish_end(run, outcome)
             finally:
                 await self.ctx.release(plan.run_id)
+        if saved:
+            await self._let_bridge_go(run)
+
+    async def _let_bridge_go(self, run: ActiveRun) -> None:
+        """The end is stored: the bridge need not keep the run for a replay any more (until
+        then it keeps it, so that a process dying before the end is stored can read it again;
+        a bridge that does not answer keeps it its retention time)."""
+        if run.client is not None:
+            with contextlib.suppress(BridgeUnavailable, TimeoutError):
+                async with asyncio.timeout(ABORT_TIMEOUT_S):
+                    await run.client.release(run.run_id)

@@ -59,6 +59,7 @@ class FakeBridge:
     base_url: str = "fake://bridge-1"
     requests: list[dict[str, Any]] = field(default_factory=list)
     aborted: list[str] = field(default_factory=list)
+    released: list[str] = field(default_factory=list)  # runs whose end the API stored
     clarified: list[tuple[str, str, str]] = field(default_factory=list)
     resets: list[str] = field(default_factory=list)
     memory_error: BridgeUnavailable | None = None
@@ -131,6 +132,9 @@ class FakeBridge:
 
     async def steer(self, run_id: str, text: str) -> None:
         raise BridgeUnavailable("the fake bridge takes no guidance", status_code=409)
+
+    async def release(self, run_id: str) -> None:
+        self.released.append(run_id)
 
     async def clarify(self, run_id: str, clarify_id: str, answer: str) -> None:
         waiting = self._answers.get(clarify_id)

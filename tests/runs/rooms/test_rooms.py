@@ -91,6 +91,12 @@ async def test_a_run_publishes_its_events_in_order_and_stores_its_end(rooms: Roo
     snapshot = await rooms.service.state(started.run_id)
     assert (snapshot.status, snapshot.final_text, snapshot.event_count) == ("SUCCESS", "Hello", 6)
     assert [log.kind for log in snapshot.logs] == ["thinking", "tool_call", "tool_result"]
+    await _until(lambda: _released(rooms, started.run_id), "the bridge to let the run go")
+
+
+async def _released(rooms: Rooms, run_id: str) -> bool:
+    """The bridge was told the run's end is stored (it keeps the run until then)."""
+    return rooms.bridge.released == [run_id]
 
 
 async def test_the_bridge_request_carries_the_question_and_the_model(rooms: Rooms) -> None:
@@ -302,6 +308,7 @@ async def test_a_failed_final_write_still_ends_the_stream_and_a_restart_settles_
     assert rooms.service.active_run_ids() == []
     assert _message(rooms, started.run_id).status == "RUNNING"
     assert _log_kinds(rooms, started.message_id) == [(0, "thinking")]  # flushed before
+    assert rooms.bridge.released == []  # the bridge keeps the run for the next process
     monkeypatch.undo()
     async with _next_process(rooms, settings) as (service, bus):
         assert await service.recover() == []
@@ -310,6 +317,7 @@ async def test_a_failed_final_write_still_ends_the_stream_and_a_restart_settles_
     message = _message(rooms, started.run_id)
     assert (message.status, message.content) == ("SUCCESS", "done")
     assert _log_kinds(rooms, started.message_id) == [(0, "thinking")]  # not stored twice
+    await _until(lambda: _released(rooms, started.run_id), "the bridge to let the run go")
 
 
 async def test_a_run_its_bridge_no_longer_holds_is_interrupted_at_start_up(
