@@ -23,7 +23,7 @@ from tests.support.servers import BridgeProcess, serve_app
 EXAMPLES = 10
 EXAMPLES_FOR = {"/run": 4}  # each one is a real agent turn
 CALL_TIMEOUT_S = 15
-STREAMS = {"/api/chat/runs/{run_id}/stream", "/api/chat/stream", "/run"}
+STREAMS = {"/api/chat/runs/{run_id}/stream", "/api/chat/stream", "/run", "/runs/{run_id}/events"}
 FULL_CHECKS = [
     checks.not_a_server_error,
     checks.response_schema_conformance,

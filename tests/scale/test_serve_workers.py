@@ -23,6 +23,7 @@ from tests.support.local_bridge import bridge_state, kill, squatting, stop_local
 from tests.support.sse import read_events, until_terminal
 
 START_TIMEOUT_S = 120.0
+CLOSE = {"Connection": "close"}  # a request per connection: the kernel picks the worker
 
 
 def _serve(tmp_path: Path, *args: str, **env: str) -> subprocess.Popen[bytes]:
@@ -127,9 +128,12 @@ def test_serve_with_workers_starts_one_bridge_and_runs_answer(
 
 
 def _all_workers_healthy(url: str) -> bool:
-    """Several health checks in a row say ok (each may be answered by either worker)."""
-    with httpx.Client(base_url=url, timeout=10) as http:
-        return all(http.get("/api/health").json()["status"] == "ok" for _ in range(6))
+    """Ten health checks in a row say ok, each on a connection of its own (a kept-alive one
+    stays with one worker; new ones are spread over both by the kernel)."""
+    return all(
+        httpx.get(f"{url}/api/health", timeout=10, headers=CLOSE).json()["status"] == "ok"
+        for _ in range(10)
+    )
 
 
 def test_workers_follow_the_bridge_when_it_comes_back_on_another_port(
@@ -150,8 +154,8 @@ def test_workers_follow_the_bridge_when_it_comes_back_on_another_port(
             what="the bridge to come back on another port",
         )
         wait_for(lambda: _all_workers_healthy(url), bool, timeout=60, what="every worker ok")
-        with httpx.Client(base_url=url, timeout=30) as http:
-            for n in range(4):  # several connections: both workers
+        with httpx.Client(base_url=url, timeout=30, headers=CLOSE) as http:
+            for n in range(4):  # a connection each: both workers
                 session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
                 body = {"message": f"#say on the new port {n}"}
                 started = http.post(f"/api/chat/sessions/{session_id}/runs", json=body)
