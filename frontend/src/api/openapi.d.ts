@@ -764,6 +764,18 @@ export interface components {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
         };
+        /** Health */
+        Health: {
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "ok" | "degraded";
+            /** Database */
+            database: string;
+            /** Reason */
+            reason?: string | null;
+        };
         /**
          * Interim
          * @description Text the model wrote before its tool calls (it streamed as answer_delta): it belongs
@@ -1775,9 +1787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Health"];
                 };
             };
         };

@@ -6,6 +6,7 @@ type Schemas = components['schemas']
 
 export type AuthStatus = Schemas['AuthStatus']
 export type ServerInfo = Schemas['ServerInfo']
+export type Health = Schemas['Health']
 
 export type Session = Schemas['SessionPublic']
 export type SessionCreate = Schemas['SessionCreate']

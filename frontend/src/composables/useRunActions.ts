@@ -5,6 +5,7 @@ import { computed, ref } from 'vue'
 import { chatApi } from '@/api/chat'
 import { ApiError } from '@/api/http'
 import { runsApi } from '@/api/runs'
+import { useServiceHealth } from '@/composables/useServiceHealth'
 import type { Message, StartRunBody } from '@/api/schema'
 import { t } from '@/i18n'
 import { notifyError } from '@/lib/notify'
@@ -58,6 +59,8 @@ export function useRunActions({ pool, view, lock, onSessionChanged }: RunActions
     } catch (err) {
       lock.release(sessionId)
       notifyError(err)
+      // the agent service is down: the banner says so now, not at the next health check
+      if (err instanceof ApiError && err.code === 'bridge_unavailable') void useServiceHealth().check()
       return null
     } finally {
       sending.value = false

@@ -1,5 +1,6 @@
 export default {
   app: { title: 'Agent Chat', chat: 'Chat', models: 'Models', skills: 'Skills', language: 'Language', renderError: 'Something went wrong while showing this part of the page: {message}', menu: 'Chats', closeMenu: 'Close the chat list', theme: 'Theme', themeSystem: 'Match system', themeLight: 'Light', themeDark: 'Dark', skip: 'Skip to the conversation' },
+  service: { agent: 'The agent service is not answering right now. New questions can be sent once it is back; nothing already saved is lost.', database: 'The server cannot reach its database right now.', server: 'The server cannot be reached right now.' },
   auth: { title: 'Access token', prompt: 'The server needs an access token.', placeholder: 'Token', submit: 'Continue', cancel: 'Cancel' },
   sessions: {
     new: 'New chat', search: 'Search titles and messages', untitled: 'New chat', archive: 'Archive', unarchive: 'Restore',

@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Health } from '@/api/health'
+import { ApiError } from '@/api/http'
+import { createHealthWatch, problemOf, type HealthWatch } from '@/composables/useServiceHealth'
+import { until } from './streamStub'
+
+let watch: HealthWatch | null = null
+afterEach(() => {
+  watch?.dispose()
+  watch = null
+})
+
+const ok: Health = { status: 'ok', database: 'sqlite' }
+const degraded: Health = { status: 'degraded', database: 'sqlite', reason: 'the local bridge stopped; restarting it' }
+
+describe('useServiceHealth', () => {
+  it('names the problem: the agent service, the database, or the server', () => {
+    expect(problemOf(ok)).toBeNull()
+    expect(problemOf(degraded)).toEqual({ kind: 'agent', reason: 'the local bridge stopped; restarting it' })
+    expect(problemOf(new ApiError('database gone', 503, 'database_unavailable'))).toEqual({ kind: 'database', reason: 'database gone' })
+    expect(problemOf(new ApiError('Failed to fetch', 0, 'network'))?.kind).toBe('server')
+  })
+
+  it('shows a problem while it lasts and checks more often meanwhile', async () => {
+    const answers: Array<Health | Error> = [ok, degraded, degraded, ok]
+    let calls = 0
+    watch = createHealthWatch({
+      get: async () => {
+        const answer = answers[Math.min(calls++, answers.length - 1)]
+        if (answer instanceof Error) throw answer
+        return answer
+      },
+      okMs: 30,
+      problemMs: 5,
+      hidden: () => false,
+    })
+    await until(() => calls >= 1)
+    expect(watch.problem.value).toBeNull()
+    await until(() => watch?.problem.value?.kind === 'agent')
+    await until(() => calls >= 4 && watch?.problem.value === null)
+  })
+
+  it('does not poll a hidden tab, and asks at once when told to', async () => {
+    let calls = 0
+    let hidden = true
+    watch = createHealthWatch({
+      get: async () => {
+        calls++
+        return degraded
+      },
+      okMs: 5,
+      problemMs: 5,
+      hidden: () => hidden,
+    })
+    await until(() => calls === 1) // the first check, at start
+    await new Promise((r) => setTimeout(r, 40))
+    expect(calls).toBe(1)
+    await watch.check()
+    expect(calls).toBe(2)
+    hidden = false
+    await until(() => calls >= 4)
+  })
+})
