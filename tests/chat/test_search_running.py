@@ -19,6 +19,7 @@ from agentchat.chat.search import session_matches
 from agentchat.chat.tables import ChatMessage, ChatSession
 from agentchat.core.database import Database
 from agentchat.migrations import downgrade, upgrade
+from tests.chat.raw_seed import seed_chain
 from tests.chat.seed import add, new_session, start_run
 from tests.support.databases import DIALECTS, fresh_database_url, worker_tag
 
@@ -181,34 +182,6 @@ SEED = (  # id, role, content, status
 )
 
 
-def _seed(url: str) -> None:
-    engine = create_engine(url)
-    with engine.begin() as conn:
-        conn.execute(
-            text(
-                "INSERT INTO chat_session (id, session_uuid, status, created_at, updated_at, "
-                "activity_at) VALUES (1, 's1', 'ACTIVE', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, "
-                "CURRENT_TIMESTAMP)"
-            )
-        )
-        for n, role, content, status in SEED:
-            conn.execute(
-                text(
-                    "INSERT INTO chat_message (id, session_id, parent_id, role, content, status, "
-                    "created_at) VALUES (:id, 1, :parent, :role, :content, :status, "
-                    "CURRENT_TIMESTAMP)"
-                ),
-                {
-                    "id": n,
-                    "parent": n - 1 or None,
-                    "role": role,
-                    "content": content,
-                    "status": status,
-                },
-            )
-    engine.dispose()
-
-
 def _index_state(url: str, dialect: str) -> dict[str, list[Any]]:
     """How the search index is defined, and which messages it finds by a word."""
     engine = create_engine(url)
@@ -276,7 +249,7 @@ def test_0006_takes_running_answers_out_of_the_index_and_downgrades(
 ) -> None:
     url = fresh_database_url(dialect, tmp_path, f"{worker_tag()}_running_migration", migrate=False)
     upgrade(url, PREVIOUS)
-    _seed(url)
+    seed_chain(url, list(SEED))
     before = _index_state(url, dialect)
 
     upgrade(url, "0006_search_skips_running")

@@ -12,32 +12,11 @@ from sqlalchemy import create_engine, inspect, text
 
 from agentchat.chat.search import search_words
 from agentchat.migrations import downgrade, upgrade
+from tests.chat.raw_seed import seed_chain
 from tests.support.databases import DIALECTS, fresh_database_url
 
 PREVIOUS = "0005b_bridge_event_id"
 TEXT = "zanzibarite questions about streaming answers"
-
-
-def _seed(url: str) -> None:
-    engine = create_engine(url)
-    with engine.begin() as conn:
-        conn.execute(
-            text(
-                "INSERT INTO chat_session (id, session_uuid, status, created_at, updated_at, "
-                "activity_at) VALUES (1, 's1', 'ACTIVE', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, "
-                "CURRENT_TIMESTAMP)"
-            )
-        )
-        for n, status in ((1, "SENT"), (2, "RUNNING")):
-            conn.execute(
-                text(
-                    "INSERT INTO chat_message (id, session_id, parent_id, role, content, status, "
-                    "created_at) VALUES (:id, 1, :parent, 'USER', :content, :status, "
-                    "CURRENT_TIMESTAMP)"
-                ),
-                {"id": n, "parent": n - 1 or None, "content": f"{TEXT} {n}", "status": status},
-            )
-    engine.dispose()
 
 
 def _state(url: str, dialect: str) -> dict[str, object]:
@@ -122,7 +101,9 @@ def test_0005c_shrinks_the_message_table_and_keeps_what_was_saved(
 ) -> None:
     url = fresh_database_url(dialect, tmp_path, "size_migration", migrate=False)
     upgrade(url, PREVIOUS)
-    _seed(url)
+    seed_chain(
+        url, [(n, "USER", f"{TEXT} {n}", status) for n, status in ((1, "SENT"), (2, "RUNNING"))]
+    )
     before = _state(url, dialect)
     assert "idx_chat_message_session" in before["indexes"]
 
