@@ -32,6 +32,7 @@ from agentchat.runs.log_writer import LogWriter
 from agentchat.runs.owners import HEARTBEAT_S, RunOwners
 from agentchat.runs.periodic import Periodic
 from agentchat.runs.service import RunService
+from agentchat.shutdown_deadline import ShutdownDeadline
 from agentchat.skills.service import install_samples
 
 log = logging.getLogger(__name__)
@@ -114,12 +115,14 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             loop.start()
         await runs.listen()
         app.state.runs = runs
+        deadline = ShutdownDeadline(settings.shutdown_grace_s)
+        deadline.watch_signals()
         freeze_startup_heap()
         yield
         thaw_heap()
         for loop in loops:  # owner keys outlive the heartbeat by their TTL: enough to finish
             await loop.close()
-        await runs.shutdown(settings.shutdown_grace_s)  # still taking steering meanwhile
+        await runs.shutdown(deadline.remaining())  # still taking steering meanwhile
         if control_bus is not None:
             await control_bus.aclose()
         if owners is not None:
