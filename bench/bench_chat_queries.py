@@ -81,6 +81,7 @@ def _session(ids: Ids, n: int, title: str) -> dict[str, Any]:
         "updated_at": at,
         "last_message_at": at,
         "activity_at": at,
+        "active_leaf_id": None,
     }
 
 
@@ -114,7 +115,9 @@ def seed(db: Database) -> dict[str, int]:
         chat = _session(ids, n, f"Conversation {n}")
         sessions.append(chat)
         question = _message(ids, chat["id"], None)
-        messages += [question, _message(ids, chat["id"], question)]
+        answer = _message(ids, chat["id"], question)
+        messages += [question, answer]
+        chat["active_leaf_id"] = answer["id"]  # as tree.append_message records it
     deep = _session(ids, SESSIONS + 1, "Deep")
     shallow = _session(ids, SESSIONS + 2, "Shallow")
     sessions += [deep, shallow]

@@ -235,3 +235,61 @@ def test_list_keyset_and_preview(any_database: Database) -> None:
         assert [c.id for c in rest.sessions] == [ids[3], ids[2], ids[1]]
         publics = session_publics(s, first.sessions)
         assert publics[0].last_message_preview == "answer 0"
+
+
+def _preview(db: Database, session_id: int) -> str | None:
+    with db.session() as s:
+        return session_publics(s, [sessions.get_session(s, session_id)])[0].last_message_preview
+
+
+def test_the_preview_is_the_end_of_the_branch_the_chat_shows(any_database: Database) -> None:
+    """After a regenerate the person went back to the first answer: the list shows that one,
+    not the newest row of the session."""
+    chat = new_session(any_database)
+    question, first = conversation(any_database, chat, 1)
+    add(any_database, chat, question, "ASSISTANT", "the second answer")
+    assert _preview(any_database, chat) == "the second answer"
+    with any_database.session() as s:
+        tree.activate(s, first)
+    assert _preview(any_database, chat) == "answer 0"
+
+
+def test_the_preview_looks_past_a_reset_divider_and_an_empty_answer(
+    any_database: Database,
+) -> None:
+    chat = new_session(any_database)
+    question = add(any_database, chat, None, "USER", "what is  the\nplan?")
+    stopped = add(any_database, chat, question, "ASSISTANT", "", "STOPPED")
+    add(any_database, chat, stopped, "SYSTEM", "", "RESET")
+    assert _preview(any_database, chat) == "what is the plan?"
+    empty = new_session(any_database)
+    assert _preview(any_database, empty) is None
+
+
+def test_the_preview_of_a_session_without_a_recorded_leaf(any_database: Database) -> None:
+    """Rows written before the leaf was recorded (migration 0002) still get their preview."""
+    chat = new_session(any_database)
+    conversation(any_database, chat, 2)
+    with any_database.session() as s:
+        sessions.get_session(s, chat).active_leaf_id = None
+    assert _preview(any_database, chat) == "answer 1"
+
+
+def test_a_page_of_long_sessions_reads_a_few_rows_each(any_database: Database) -> None:
+    """The previews of a page read the messages near each leaf, not every message: a page of
+    long sessions costs the same statements as a page of short ones, and its rows are found
+    through the leaf (the plan of the statement names no scan of the session's messages)."""
+    long_chat, short_chat = new_session(any_database), new_session(any_database)
+    conversation(any_database, long_chat, 60)
+    conversation(any_database, short_chat, 1)
+    counts = []
+    for session_id in (short_chat, long_chat):
+        with any_database.session() as s, count_statements(any_database) as seen:
+            session_publics(s, [sessions.get_session(s, session_id)])
+            counts.append(len(seen))
+    assert counts[0] == counts[1]
+    with any_database.session() as s, count_statements(any_database) as seen:
+        session_publics(s, [sessions.get_session(s, long_chat)])
+    previews = [q for q in seen if "substr" in q.lower()]
+    assert len(previews) == 1
+    assert "order by" not in previews[0].lower()  # no sort of the session's messages

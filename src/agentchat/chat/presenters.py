@@ -1,18 +1,20 @@
 """Rows to public shapes, reading what they need in a fixed number of statements.
 
-A page of sessions costs two statements (previews, run states); a page of messages two
-(sibling positions, logs), however many rows or however deep the tree.
+A page of sessions costs two statements (previews, run states; a third for sessions with no
+text near the end of their active branch); a page of messages two (sibling positions, logs),
+however many rows or however deep the tree.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, Select, bindparam, func, or_, select
+from sqlalchemy.orm import Session, aliased
 
 from agentchat.chat.enums import MessageRole
 from agentchat.chat.schemas import (
@@ -32,6 +34,10 @@ from agentchat.chat.tree import active_branch
 from agentchat.events.log_lines import stored_line_fields
 
 Position = tuple[int, int]  # (sibling count, 0-based index by branch_order)
+# A leaf that is a reset divider, under an answer stopped before its first word, under the
+# question: three steps up find text on any branch the service builds.
+PREVIEW_DEPTH = 3
+_PREVIEWED = (MessageRole.USER, MessageRole.ASSISTANT)
 
 
 def session_page(
@@ -55,7 +61,7 @@ def session_detail(db: Session, chat: ChatSession, limit: int = DEFAULT_PAGE) ->
 
 def session_publics(db: Session, sessions: Sequence[ChatSession]) -> list[SessionPublic]:
     ids = [chat.id for chat in sessions]
-    previews = latest_previews(db, ids)
+    previews = latest_previews(db, sessions)
     states = live_runs(db, ids)
     return [session_public(c, previews.get(c.id), states.get(c.id)) for c in sessions]
 
@@ -70,18 +76,51 @@ def session_public(chat: ChatSession, preview: str | None, state: LiveRun | None
     return public
 
 
-def latest_previews(db: Session, session_ids: list[int]) -> dict[int, str]:
-    """The start of each session's latest user or assistant text (one statement)."""
-    if not session_ids:
+def latest_previews(db: Session, sessions: Sequence[ChatSession]) -> dict[int, str]:
+    """The start of the latest user or assistant text on each session's active branch (one
+    statement: from the leaf up to PREVIEW_DEPTH messages; a session with none there, or whose
+    leaf is not recorded, costs one more). A look from the leaf stays a few index reads per
+    session however long the session; the latest across the whole session read all its rows."""
+    by_leaf = {c.active_leaf_id: c.id for c in sessions if c.active_leaf_id is not None}
+    found = _previews_near_leaves(db, by_leaf)
+    rest = [c.id for c in sessions if c.id not in found and c.last_message_at is not None]
+    return found | (_latest_previews(db, rest) if rest else {})
+
+
+def _previews_near_leaves(db: Session, by_leaf: dict[int, int]) -> dict[int, str]:
+    if not by_leaf:
         return {}
+    previews: dict[int, str] = {}
+    for leaf_id, *pairs in db.execute(_NEAR_LEAVES, {"leaf_ids": list(by_leaf)}):
+        for role, content in zip(pairs[::2], pairs[1::2], strict=True):
+            if role in _PREVIEWED and content:
+                previews[by_leaf[leaf_id]] = preview_text(content)
+                break
+    return previews
+
+
+def _near_leaves_statement() -> Select[Any]:
+    """Each leaf with its parent and grandparent: (leaf id, then role and text start per level).
+    Built once: its aliases are new objects each time, which costs more than running it."""
+    levels = [aliased(ChatMessage) for _ in range(PREVIEW_DEPTH)]
+    columns: list[Any] = [levels[0].id]
+    for m in levels:
+        columns += [m.role, func.substr(m.content, 1, PREVIEW_CHARS)]
+    stmt = select(*columns).where(levels[0].id.in_(bindparam("leaf_ids", expanding=True)))
+    for below, m in itertools.pairwise(levels):
+        stmt = stmt.outerjoin(m, m.id == below.parent_id)
+    return stmt
+
+
+_NEAR_LEAVES = _near_leaves_statement()
+
+
+def _latest_previews(db: Session, session_ids: list[int]) -> dict[int, str]:
+    """The latest user or assistant text of each session, whatever its branch."""
     m = ChatMessage
     latest = (
         select(func.substr(m.content, 1, PREVIEW_CHARS))
-        .where(
-            m.session_id == ChatSession.id,
-            m.role.in_((MessageRole.USER, MessageRole.ASSISTANT)),
-            m.content != "",
-        )
+        .where(m.session_id == ChatSession.id, m.role.in_(_PREVIEWED), m.content != "")
         .order_by(m.created_at.desc(), m.id.desc())
         .limit(1)
         .correlate(ChatSession)
