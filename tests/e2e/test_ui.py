@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.e2e import seed
 from tests.e2e.pages import last_assistant, open_chat, send, session_row, tid, wait_finished
 from tests.e2e.stack import E2EStack
 from tests.e2e.ui_support import (
@@ -277,3 +278,39 @@ def test_row_actions_are_labelled_and_reachable_by_keyboard(
     box.fill("renamed by keyboard")
     box.press("Enter")
     expect(tid(row, "session-title")).to_have_text("renamed by keyboard")
+
+
+WIDE_TABLE = """Here is the plan:
+
+| Step | Command | Notes |
+|---|---|---|
+| 1 | `pip install a-very-long-package-name-that-goes-on-and-on-and-on` | first |
+| 2 | `curl -sSL https://example.com/a/very/long/url/that/never/breaks/install.sh` | then |
+"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_wide_table_on_a_phone_scrolls_sideways_with_whole_words(
+    make_page: PageFactory, e2e_stack: E2EStack, scheme: str, screenshots: Path
+) -> None:
+    """The answer's text may break anywhere (a long URL must not widen the page), but a table
+    took that too: squeezed to the phone's width, its headers broke inside words ("St|ep",
+    "Note|s"). The table keeps its words whole and scrolls sideways by itself."""
+    db = e2e_stack.database
+    session_id = seed.new_session(db, "A wide table")
+    question = seed.append(db, session_id, None, "USER", "How do I install it?", "SENT")
+    seed.append(db, session_id, question, "ASSISTANT", WIDE_TABLE, "SUCCESS")
+    page = make_page(PHONE, scheme)
+    open_chat(page, session_id)
+    table = tid(last_assistant(page), "answer").locator("table")
+    expect(table).to_be_visible()
+    for header in ("Step", "Command", "Notes"):
+        cell = table.locator("th", has_text=header)
+        lines = cell.evaluate(
+            "(th) => { const r = document.createRange(); r.selectNodeContents(th);"
+            " return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size; }"
+        )
+        assert lines == 1, f"{header!r} is broken over {lines} lines"
+    assert table.evaluate("(el) => el.scrollWidth > el.clientWidth")  # it scrolls by itself
+    assert sideways_overflow(page) == 0  # the page does not
+    page.screenshot(path=screenshots / f"ui-phone-{scheme}-wide-table.png")
