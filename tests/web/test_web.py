@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -158,3 +159,62 @@ async def test_the_real_build_has_no_inline_script_and_all_assets_load() -> None
         for ref in re.findall(r'(?:src|href)="(/assets/[^"]+)"', page.text):
             asset = await c.get(ref)
             assert asset.status_code == 200, ref
+
+
+SCRIPT = "".join(f"export function f{n}(a, b) {{ return a * {n} + b; }}\n" for n in range(600))
+
+
+async def _raw(client: httpx.AsyncClient, path: str, **headers: str) -> httpx.Response:
+    """The response as the server sent it (httpx would undo the gzip)."""
+    async with client.stream("GET", path, headers=headers) as response:
+        response._content = b"".join([part async for part in response.aiter_raw()])
+    return response
+
+
+@pytest.fixture
+async def big_script(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
+    root = _build(tmp_path / "static")
+    (root / "assets" / "index-abc.js").write_text(SCRIPT)
+    (root / "assets" / "logo-abc.png").write_bytes(b"\x89PNG" + bytes(4000))
+    async for c in _client(_app(root)):
+        yield c
+
+
+async def test_a_browser_that_takes_gzip_gets_the_script_compressed(
+    big_script: httpx.AsyncClient,
+) -> None:
+    """The page's script is 550 kB as built and 170 kB gzipped: a phone on a slow network
+    waited for the 550."""
+    zipped = await _raw(big_script, "/assets/index-abc.js", **{"Accept-Encoding": "gzip, br"})
+    assert zipped.status_code == 200
+    assert zipped.headers["content-encoding"] == "gzip"
+    assert gzip.decompress(zipped.content).decode() == SCRIPT
+    assert len(zipped.content) < len(SCRIPT) / 4
+    assert "javascript" in zipped.headers["content-type"]
+    assert "immutable" in zipped.headers["cache-control"]
+    assert zipped.headers["vary"] == "Accept-Encoding"
+    assert zipped.headers["x-content-type-options"] == "nosniff"
+
+    plain = await _raw(big_script, "/assets/index-abc.js", **{"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers
+    assert plain.content.decode() == SCRIPT
+    assert plain.headers["vary"] == "Accept-Encoding"
+    assert plain.headers["etag"] != zipped.headers["etag"]  # two representations
+
+    again = await _raw(
+        big_script,
+        "/assets/index-abc.js",
+        **{"Accept-Encoding": "gzip", "If-None-Match": zipped.headers["etag"]},
+    )
+    assert again.status_code == 304 and again.content == b""
+
+
+async def test_gzip_refused_by_q_0_images_and_tiny_files_go_as_they_are(
+    big_script: httpx.AsyncClient,
+) -> None:
+    refused = await _raw(big_script, "/assets/index-abc.js", **{"Accept-Encoding": "gzip;q=0"})
+    assert "content-encoding" not in refused.headers
+    image = await _raw(big_script, "/assets/logo-abc.png", **{"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in image.headers and len(image.content) == 4004
+    tiny = await _raw(big_script, "/assets/app-1.js", **{"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in tiny.headers and tiny.content == b"console.log('app')"
