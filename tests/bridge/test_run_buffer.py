@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from agentchat.bridge.buffer import RunBuffers
+from agentchat.bridge.settings import BridgeSettings
 from agentchat.events.contract import AnswerDelta, RunEnd, Thinking
 from agentchat.events.sse import parse_text
 
@@ -63,3 +64,20 @@ async def test_an_ended_run_goes_once_released_or_its_time_passed_not_once_read(
     assert buffers.get("read") is read
     clock.now += 1
     assert buffers.get("read") is None and buffers.all() == []
+
+
+async def test_an_end_nobody_stored_outlasts_an_api_outage_of_an_hour() -> None:
+    """The API releases every end it stores, so an ended run still held is one whose API died
+    (or whose database refused the write) before storing it. Let go after five minutes, an API
+    back after a longer outage (a failed deploy, a host reboot) found the run gone and stored a
+    finished answer INTERRUPTED with only its checkpointed text."""
+    clock = Clock()
+    buffers = RunBuffers(retention_s=BridgeSettings().run_retention_s, clock=clock)
+    buffer = buffers.open("run", "s")
+    buffer.append(AnswerDelta(content="All of it"))
+    buffer.append(RunEnd(status="success", final_text="All of it"))
+    clock.now += 3600
+    buffers.prune()
+    assert [b.run_id for b in buffers.all()] == ["run"]
+    buffers.release("run")
+    assert buffers.all() == []

@@ -30,6 +30,13 @@ def _sql(db_file: Path, statement: str) -> None:
         conn.close()
 
 
+def _held_by(bridge: BridgeProcess) -> list[str]:
+    headers = {"Authorization": f"Bearer {bridge.secret}"}
+    runs = httpx.get(f"{bridge.url}/runs", headers=headers, timeout=10)
+    assert runs.status_code == 200, runs.text
+    return [r["runId"] for r in runs.json()]
+
+
 def test_a_run_whose_final_write_fails_is_settled(tmp_path: Path, bridge: BridgeProcess) -> None:
     data_dir = tmp_path / "data"
     api = start_api(data_dir, bridge, extra_env={"AGENTCHAT_MAX_ACTIVE_RUNS": "1"})
@@ -63,6 +70,13 @@ def test_a_run_whose_final_write_fails_is_settled(tmp_path: Path, bridge: Bridge
             assert state["status"] == "SUCCESS", state
             detail = http.get(f"/api/chat/sessions/{session_id}").json()
             assert detail["messages"][-1]["content"] == "the end"
+            # Stored by the sweeper: the bridge is told it need not keep the run for a replay.
+            wait_for(
+                lambda: _held_by(bridge),
+                lambda held: run_id not in held,
+                timeout=10,
+                what="the bridge to let the settled run go",
+            )
 
             other = http.post("/api/chat/sessions", json={}).json()["sessionId"]
             again = http.post(f"/api/chat/sessions/{other}/runs", json={"message": "#say next"})

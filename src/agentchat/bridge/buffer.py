@@ -5,8 +5,9 @@ it missed byte for byte, then the live tail.
 Ids are 1, 2, 3… per run, given after answer coalescing (`outbox.py`), and each event is
 encoded once: a replay sends exactly the bytes the first reader got. An ended run's buffer
 goes once the API released it (`DELETE /runs/{id}`: it stored the end), or after the
-retention time. Not when a client has read its end: an API that read it and died before
-storing it would come back to a run nobody holds.
+retention time (a day by default: long enough for an API that died to come back). Not when a
+client has read its end: an API that read it and died before storing it would come back to a
+run nobody holds.
 """
 
 from __future__ import annotations

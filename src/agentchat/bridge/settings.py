@@ -36,8 +36,10 @@ class BridgeSettings(BaseSettings):
     pool_size: int = Field(default=8, ge=1)
     clarify_timeout_s: float = Field(default=30 * 60, gt=0)
     keepalive_s: float = Field(default=10.0, gt=0)
-    # An ended run's events stay this long for a client that has not read its end yet
-    run_retention_s: float = Field(default=300.0, ge=0)
+    # An ended run the API has not released (it died, or could not store the end) stays this
+    # long for the API that comes back: an outage, not a reconnect. A stored end is released
+    # at once, so only runs cut by a failure wait here.
+    run_retention_s: float = Field(default=24 * 3600.0, ge=0)
     # Exit when no API was heard from for this long (0: never; `serve` gives its bridge 120)
     orphan_s: float = Field(default=0.0, ge=0)
     # Answer tokens are sent together for at most this long after the first (docs/contracts.md)

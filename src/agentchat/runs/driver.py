@@ -12,7 +12,7 @@ from agentchat.bridge.client import BridgeUnavailable
 from agentchat.events.contract import BridgeEvent, RunEnd
 from agentchat.runs import outcomes, store
 from agentchat.runs.context import ActiveRun, RunContext
-from agentchat.runs.final_write import Unsaved
+from agentchat.runs.final_write import Unsaved, let_bridge_go
 from agentchat.runs.ports import Bridge
 from agentchat.runs.publisher import RunPublisher
 
@@ -135,7 +135,7 @@ class RunDriver:
         saved = False
         try:
             await self.ctx.log_writer.flush()
-            end = Unsaved(plan.message_id, outcome, run.summary_message_id)
+            end = Unsaved(plan.message_id, outcome, run.summary_message_id, run.client)
             saved = await self.ctx.final_writes.save(plan.run_id, end)  # else kept for later
         finally:
             self.ctx.active.pop(plan.run_id, None)
@@ -144,13 +144,4 @@ class RunDriver:
             finally:
                 await self.ctx.release(plan.run_id)
         if saved:
-            await self._let_bridge_go(run)
-
-    async def _let_bridge_go(self, run: ActiveRun) -> None:
-        """The end is stored: the bridge need not keep the run for a replay any more (until
-        then it keeps it, so that a process dying before the end is stored can read it again;
-        a bridge that does not answer keeps it its retention time)."""
-        if run.client is not None:
-            with contextlib.suppress(BridgeUnavailable, TimeoutError):
-                async with asyncio.timeout(ABORT_TIMEOUT_S):
-                    await run.client.release(run.run_id)
+            await let_bridge_go(plan.run_id, run.client)

@@ -8,15 +8,19 @@ seconds) writes it once the database takes writes again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from agentchat.bridge.client import BridgeUnavailable
 from agentchat.runs import store
+from agentchat.runs.ports import Bridge
 
 log = logging.getLogger(__name__)
 
 RETRY_DELAYS_S = (0.2, 0.5, 1.0)
+RELEASE_TIMEOUT_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,7 @@ class Unsaved:
     message_id: int
     outcome: store.RunOutcome
     summary_message_id: int | None
+    bridge: Bridge | None = None  # the run's bridge, told to let it go once the end is stored
 
 
 Writer = Callable[[Unsaved], Awaitable[None]]
@@ -53,9 +58,9 @@ class FinalWrites:
                 await asyncio.sleep(delay)
         return False
 
-    async def settle(self) -> list[str]:
-        """Write the kept ends that the database now takes; the run ids written."""
-        written = []
+    async def settle(self) -> dict[str, Unsaved]:
+        """Write the kept ends that the database now takes; those written, by run id."""
+        written: dict[str, Unsaved] = {}
         for run_id, end in list(self._unsaved.items()):
             try:
                 await self._write(end)
@@ -63,5 +68,16 @@ class FinalWrites:
                 log.warning("the end of run %s still cannot be saved: %s", run_id, exc)
                 continue
             self._unsaved.pop(run_id, None)
-            written.append(run_id)
+            written[run_id] = end
         return written
+
+
+async def let_bridge_go(run_id: str, bridge: Bridge | None) -> None:
+    """The end is stored: the bridge need not keep the run for a replay any more (until then
+    it keeps it, so that a process dying before the end is stored can read it again; a bridge
+    that does not answer keeps it its retention time)."""
+    if bridge is None:
+        return
+    with contextlib.suppress(BridgeUnavailable, TimeoutError):
+        async with asyncio.timeout(RELEASE_TIMEOUT_S):
+            await bridge.release(run_id)

@@ -16,6 +16,7 @@ from agentchat.events.model import RunFinished, UnknownRun
 from agentchat.runs import reattach, store
 from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.endings import end_of_orphan
+from agentchat.runs.final_write import let_bridge_go
 from agentchat.runs.ports import Bridge
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,8 @@ class Recovery:
 
     async def settle(self) -> None:
         """The sweeper's round: ends whose write failed are written again, then orphans."""
-        await self.ctx.final_writes.settle()
+        for run_id, end in (await self.ctx.final_writes.settle()).items():
+            await let_bridge_go(run_id, end.bridge)
         await self.sweep_orphans()
 
     async def sweep_orphans(self, only: list[str] | None = None) -> list[str]:
