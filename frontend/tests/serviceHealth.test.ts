@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { watch as watchRef } from 'vue'
 import type { Health } from '@/api/health'
 import { ApiError } from '@/api/http'
 import { createHealthWatch, problemOf, type HealthWatch } from '@/composables/useServiceHealth'
@@ -38,6 +39,29 @@ describe('useServiceHealth', () => {
     expect(watch.problem.value).toBeNull()
     await until(() => watch?.problem.value?.kind === 'agent')
     await until(() => calls >= 4 && watch?.problem.value === null)
+  })
+
+  it('takes one unanswered check for a blip: the server is "unreachable" after two in a row', async () => {
+    const lost = new ApiError('Failed to fetch', 0, 'network')
+    const answers: Array<Health | Error> = [ok, lost, ok, lost, lost, ok]
+    let calls = 0
+    const seen: Array<string | null> = []
+    watch = createHealthWatch({
+      get: async () => {
+        const answer = answers[Math.min(calls++, answers.length - 1)]
+        if (answer instanceof Error) throw answer
+        return answer
+      },
+      okMs: 5,
+      problemMs: 5,
+      confirmMs: 5,
+      hidden: () => false,
+    })
+    const w = watch
+    const stop = watchRef(w.problem, (p) => seen.push(p?.kind ?? null), { flush: 'sync' })
+    await until(() => calls >= 6 && w.problem.value === null)
+    stop()
+    expect(seen).toEqual(['server', null]) // the lone failure (2nd check) never showed
   })
 
   it('does not poll a hidden tab, and asks at once when told to', async () => {

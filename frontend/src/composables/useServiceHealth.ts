@@ -21,6 +21,7 @@ interface Options {
   get?: () => Promise<Health>
   okMs?: number // between checks while all is well
   problemMs?: number // between checks while a problem shows: the banner goes soon after it ends
+  confirmMs?: number // after one unanswered check, the next comes this soon
   hidden?: () => boolean
 }
 
@@ -36,28 +37,42 @@ export function problemOf(health: Health | ApiError | unknown): ServiceProblem |
   return { kind: 'server', reason: String(health) }
 }
 
+function sameProblem(a: ServiceProblem | null, b: ServiceProblem | null): boolean {
+  return a === b || (a !== null && b !== null && a.kind === b.kind && a.reason === b.reason)
+}
+
 export function createHealthWatch(options: Options = {}): HealthWatch {
   const get = options.get ?? healthApi.get
   const okMs = options.okMs ?? 10_000
   const problemMs = options.problemMs ?? 3_000
+  const confirmMs = options.confirmMs ?? 1_000
   const hidden = options.hidden ?? (() => typeof document !== 'undefined' && document.hidden)
   const problem = ref<ServiceProblem | null>(null)
   let timer: ReturnType<typeof setTimeout> | undefined
   let disposed = false
 
+  let unanswered = 0 // checks in a row the server did not answer
+
   async function check(): Promise<void> {
     clearTimeout(timer)
+    let next: ServiceProblem | null
     try {
-      problem.value = problemOf(await get())
+      next = problemOf(await get())
     } catch (err) {
-      problem.value = problemOf(err)
+      next = problemOf(err)
     }
+    unanswered = next?.kind === 'server' ? unanswered + 1 : 0
+    if (unanswered === 1 && problem.value?.kind !== 'server') {
+      schedule(confirmMs) // one lost request is a blip (a phone between networks) until the next says so
+      return
+    }
+    if (!sameProblem(problem.value, next)) problem.value = next
     schedule()
   }
 
-  function schedule(): void {
+  function schedule(ms: number = problem.value ? problemMs : okMs): void {
     if (disposed) return
-    timer = setTimeout(() => (hidden() ? schedule() : void check()), problem.value ? problemMs : okMs)
+    timer = setTimeout(() => (hidden() ? schedule() : void check()), ms)
   }
 
   const onVisible = () => {
