@@ -1,0 +1,64 @@
+// What a person was typing into a chat, kept per chat in this browser until it is sent: a
+// reload, a closed tab or a visit to another chat loses nothing they typed.
+export type DraftKey = number | 'new'
+
+const PREFIX = 'agentchat.draft.'
+const KEEP = 50 // the most recent drafts; older ones are dropped
+
+interface Stored {
+  text: string
+  at: number
+}
+
+function store(): Storage | null {
+  try {
+    return localStorage
+  } catch {
+    return null
+  }
+}
+
+function read(raw: string | null): Stored | null {
+  if (!raw) return null
+  try {
+    const value = JSON.parse(raw) as Partial<Stored>
+    return typeof value.text === 'string' ? { text: value.text, at: Number(value.at) || 0 } : null
+  } catch {
+    return null
+  }
+}
+
+export function loadDraft(key: DraftKey): string {
+  return read(store()?.getItem(PREFIX + key) ?? null)?.text ?? ''
+}
+
+export function dropDraft(key: DraftKey): void {
+  try {
+    store()?.removeItem(PREFIX + key)
+  } catch {
+    /* storage unavailable */
+  }
+}
+
+export function saveDraft(key: DraftKey, text: string, now: number = Date.now()): void {
+  const storage = store()
+  if (!storage) return
+  if (!text.trim()) return dropDraft(key)
+  try {
+    storage.setItem(PREFIX + key, JSON.stringify({ text, at: now } satisfies Stored))
+    prune(storage)
+  } catch {
+    /* full or unavailable: the box still holds the text */
+  }
+}
+
+function prune(storage: Storage): void {
+  const drafts: [string, number][] = []
+  for (let i = 0; i < storage.length; i++) {
+    const name = storage.key(i)
+    if (name?.startsWith(PREFIX)) drafts.push([name, read(storage.getItem(name))?.at ?? 0])
+  }
+  if (drafts.length <= KEEP) return
+  drafts.sort((a, b) => b[1] - a[1])
+  for (const [name] of drafts.slice(KEEP)) storage.removeItem(name)
+}

@@ -1,0 +1,115 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { defineComponent, h, nextTick, ref } from 'vue'
+import { mount } from '@vue/test-utils'
+import { useDraft, type Draft } from '@/composables/useDraft'
+import { dropDraft, loadDraft, saveDraft, type DraftKey } from '@/lib/drafts'
+
+beforeEach(() => localStorage.clear())
+afterEach(() => vi.useRealTimers())
+
+describe('drafts', () => {
+  it('keeps a draft per chat and drops an empty one', () => {
+    saveDraft(1, 'first')
+    saveDraft('new', 'fresh')
+    expect(loadDraft(1)).toBe('first')
+    expect(loadDraft('new')).toBe('fresh')
+    expect(loadDraft(2)).toBe('')
+    saveDraft(1, '   ')
+    expect(localStorage.getItem('agentchat.draft.1')).toBeNull()
+    dropDraft('new')
+    expect(loadDraft('new')).toBe('')
+  })
+
+  it('reads a damaged entry as no draft', () => {
+    localStorage.setItem('agentchat.draft.3', '{not json')
+    localStorage.setItem('agentchat.draft.4', '{"text": 5}')
+    expect(loadDraft(3)).toBe('')
+    expect(loadDraft(4)).toBe('')
+  })
+
+  it('keeps the fifty most recent drafts', () => {
+    for (let id = 1; id <= 55; id++) saveDraft(id, `draft ${id}`, 1000 + id)
+    expect(loadDraft(5)).toBe('')
+    expect(loadDraft(6)).toBe('draft 6')
+    expect(loadDraft(55)).toBe('draft 55')
+    localStorage.setItem('theme', 'dark') // not a draft: left alone
+    saveDraft(56, 'draft 56', 2000)
+    expect(localStorage.getItem('theme')).toBe('dark')
+    expect(loadDraft(6)).toBe('')
+  })
+})
+
+function mountDraft(key: { value: DraftKey }) {
+  const text = ref('')
+  let draft: Draft | null = null
+  const wrapper = mount(
+    defineComponent({
+      setup() {
+        draft = useDraft(() => key.value, text)
+        return () => h('div')
+      },
+    }),
+  )
+  return { text, draft: draft as unknown as Draft, wrapper }
+}
+
+describe('useDraft', () => {
+  it('saves a moment after typing and swaps the text when the chat changes', async () => {
+    vi.useFakeTimers()
+    saveDraft(2, 'waiting in two')
+    const key = ref<DraftKey>(1)
+    const { text, wrapper } = mountDraft(key)
+    expect(text.value).toBe('')
+    text.value = 'typed in one'
+    await nextTick()
+    expect(loadDraft(1)).toBe('')
+    vi.advanceTimersByTime(300)
+    expect(loadDraft(1)).toBe('typed in one')
+
+    text.value = 'typed in one, more'
+    await nextTick()
+    key.value = 2 // before the timer: the change is saved under the chat it was typed in
+    await nextTick()
+    expect(loadDraft(1)).toBe('typed in one, more')
+    expect(text.value).toBe('waiting in two')
+    wrapper.unmount()
+  })
+
+  it('keeps the text of a send in flight through a change of chat, and drops it once sent', async () => {
+    const key = ref<DraftKey>('new')
+    const { text, draft, wrapper } = mountDraft(key)
+    text.value = 'the first question'
+    await nextTick()
+    const done = draft.hold()
+    key.value = 7 // the send created the chat and opened it
+    await nextTick()
+    expect(text.value).toBe('the first question')
+    done(true)
+    await nextTick()
+    expect(text.value).toBe('')
+    expect(loadDraft('new')).toBe('')
+    expect(loadDraft(7)).toBe('')
+    wrapper.unmount()
+  })
+
+  it('keeps the text of a send that failed, as the draft of the chat it is in', async () => {
+    const key = ref<DraftKey>(4)
+    const { text, draft, wrapper } = mountDraft(key)
+    text.value = 'refused once'
+    await nextTick()
+    draft.hold()(false)
+    expect(text.value).toBe('refused once')
+    expect(loadDraft(4)).toBe('refused once')
+    wrapper.unmount()
+  })
+
+  it('saves when the page is hidden (a closed tab)', async () => {
+    const key = ref<DraftKey>(9)
+    const { text, wrapper } = mountDraft(key)
+    text.value = 'typed just before closing'
+    await nextTick()
+    window.dispatchEvent(new Event('pagehide'))
+    expect(loadDraft(9)).toBe('typed just before closing')
+    wrapper.unmount()
+  })
+})
