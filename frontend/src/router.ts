@@ -1,4 +1,5 @@
 import { createRouter, createWebHistory } from 'vue-router'
+import { isChunkLoadError, pageLoadFailed, reloadForNewBuild } from './lib/staleBuild'
 
 export const router = createRouter({
   history: createWebHistory(),
@@ -9,4 +10,12 @@ export const router = createRouter({
     { path: '/skills', name: 'skills', component: () => import('./views/skills/SkillsPage.vue') },
     { path: '/:pathMatch(.*)*', redirect: '/chat' },
   ],
+})
+
+router.onError((err, to) => {
+  if (isChunkLoadError(err)) reloadForNewBuild(to.fullPath)
+})
+
+router.afterEach((_to, _from, failure) => {
+  if (!failure) pageLoadFailed.value = false
 })
