@@ -113,3 +113,16 @@ describe('useDraft', () => {
     wrapper.unmount()
   })
 })
+
+describe('useDraft in two tabs', () => {
+  it('does not write back a draft it did not change (another tab typed it)', async () => {
+    const key = ref<DraftKey>(1)
+    const { wrapper } = mountDraft(key) // this tab shows chat 1, its box empty
+    saveDraft(1, 'typed in the other tab')
+    key.value = 2
+    await nextTick()
+    expect(loadDraft(1)).toBe('typed in the other tab')
+    wrapper.unmount()
+    expect(loadDraft(2)).toBe('')
+  })
+})

@@ -14,12 +14,16 @@ export interface Draft {
 export function useDraft(key: () => DraftKey, text: Ref<string>): Draft {
   let timer: ReturnType<typeof setTimeout> | undefined
   let holds = 0
-  text.value = loadDraft(key())
+  // What the store holds for this chat as far as this tab knows: a tab that did not change the
+  // text does not write it back (over what another tab typed into the same chat).
+  let stored: string | null = (text.value = loadDraft(key()))
 
   function flush(at: DraftKey = key()): void {
     clearTimeout(timer)
     timer = undefined
-    if (!holds) saveDraft(at, text.value)
+    if (holds || text.value === stored) return
+    saveDraft(at, text.value)
+    stored = text.value
   }
 
   watch(text, () => {
@@ -31,7 +35,7 @@ export function useDraft(key: () => DraftKey, text: Ref<string>): Draft {
   watch(key, (now, before) => {
     if (holds) return
     flush(before)
-    text.value = loadDraft(now)
+    stored = text.value = loadDraft(now)
   })
 
   function onHidden(): void {
@@ -57,8 +61,9 @@ export function useDraft(key: () => DraftKey, text: Ref<string>): Draft {
       if (sent) {
         dropDraft(from)
         dropDraft(key())
-        text.value = ''
+        stored = text.value = ''
       } else {
+        stored = null
         flush()
       }
     }
