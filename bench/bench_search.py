@@ -43,6 +43,8 @@ QUERIES = {
     "two_words": "wordalpha wordbeta",
     "title_substring": "versation 123",
     "no_match": "nowherequux",
+    "cjk_word": "周末",  # matched as a substring: read from the messages, not an index
+    "cjk_no_match": "海豚",
 }
 
 
@@ -59,6 +61,8 @@ def _text(rng: random.Random, vocabulary: list[str], n: int) -> str:
         words[9] = "wordbeta"
     if n % 1_000 == 0:
         words[0] = "zanzibarite"
+    if n % 50 == 0:
+        words[3] = "这个周末我们去爬山"
     return " ".join(words)
 
 

@@ -58,6 +58,51 @@ def test_titles_match_as_substrings_even_for_short_words(any_database: Database)
     assert _found(any_database, "100%") == set()
 
 
+def _cjk_chats(db: Database) -> dict[str, int]:
+    hike = new_session(db, "周末")
+    # Chinese punctuation is full width, as people type it.
+    q = add(db, hike, None, "USER", "这个周末我们去爬山，然后计划下周的工作。")  # noqa: RUF001
+    add(
+        db,
+        hike,
+        q,
+        "ASSISTANT",
+        "好的：周六去香山，记得带水。Bring water, and Sunday 整理 README。",  # noqa: RUF001
+    )
+    tokyo = new_session(db, "Trip")
+    add(db, tokyo, None, "USER", "東京でおすすめのラーメン屋はどこですか")
+    seoul = new_session(db, "Seoul")
+    add(db, seoul, None, "USER", "서울에서 맛있는 비빔밥을 먹고 싶어요")
+    return {"hike": hike, "tokyo": tokyo, "seoul": seoul}
+
+
+def test_words_inside_chinese_japanese_and_korean_text_are_found(any_database: Database) -> None:
+    """These scripts do not put spaces between words: the whole sentence was one 'word' to the
+    full-text index, so a word from inside it (周末 in 这个周末我们…) found nothing."""
+    chats = _cjk_chats(any_database)
+    assert _found(any_database, "爬山") == {chats["hike"]}
+    assert _found(any_database, "香山") == {chats["hike"]}  # in the answer
+    assert _found(any_database, "下周 工作") == {chats["hike"]}
+    assert _found(any_database, "爬山 游泳") == set()  # every word is needed
+    assert _found(any_database, "游泳 爬山") == set()
+    assert _found(any_database, "带水 bring") == {chats["hike"]}  # with a word of the index
+    assert _found(any_database, "带水 aubergines") == set()
+    assert _found(any_database, "ラーメン") == {chats["tokyo"]}
+    assert _found(any_database, "비빔밥") == {chats["seoul"]}
+    assert _found(any_database, "100%山") == set()
+
+
+def test_cjk_words_of_a_running_answer_are_not_found_until_it_ends(any_database: Database) -> None:
+    chats = _cjk_chats(any_database)
+    with any_database.session() as s:
+        s.execute(
+            update(ChatMessage)
+            .where(ChatMessage.session_id == chats["tokyo"])
+            .values(status="RUNNING")
+        )
+    assert _found(any_database, "ラーメン") == set()
+
+
 def test_the_index_follows_updates_and_deletes(any_database: Database) -> None:
     chats = _chats(any_database)
     with any_database.session() as s:
@@ -75,6 +120,7 @@ def test_the_index_follows_updates_and_deletes(any_database: Database) -> None:
 
 def test_query_words_are_plain_words() -> None:
     assert search_words('"a" OR b* -c NEAR(x) :* & lyon\'s +Lyon') == ["near", "lyon"]
+    assert search_words("周末 a 爬山, ラーメン") == ["周末", "爬山", "ラーメン"]
     assert search_words("ab cd") == []
 
 

@@ -8,13 +8,29 @@ index them, and the same query must find the same sessions on every database. Fo
 reason a RUNNING answer is not found by its words on any database: SQLite's and PostgreSQL's
 indexes leave it out until it ends (migration 0006; PostgreSQL's index is partial, so the query
 states its condition), MariaDB's FULLTEXT index holds it and the condition leaves it out.
+
+Chinese, Japanese and Korean put no space between words, so to every index a whole sentence is
+one word and a word inside it cannot be found by its start. A query word in those scripts is
+matched as a substring of the content instead (of any length: 周末 is a word), through the
+other words' index where the query has some, else by reading the messages.
 """
 
 from __future__ import annotations
 
 import re
 
-from sqlalchemy import ColumnElement, Integer, TextClause, column, false, func, or_, select, text
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    TextClause,
+    bindparam,
+    column,
+    false,
+    func,
+    or_,
+    select,
+    text,
+)
 from sqlalchemy.orm import Session
 
 from agentchat.chat.tables import ChatMessage, ChatSession
@@ -26,6 +42,10 @@ WORD_SPLIT = re.compile(r"[\W_]+")
 # only where the query's condition implies the index's WHERE, which a generic plan cannot prove
 # of a parameter.
 NOT_RUNNING = text("chat_message.status <> 'RUNNING'")
+# Han (with its extensions and compatibility forms), kana and Hangul syllables.
+UNSPACED = re.compile(
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0003134f]"
+)
 
 
 def session_matches(db: Session, query: str) -> ColumnElement[bool]:
@@ -35,16 +55,20 @@ def session_matches(db: Session, query: str) -> ColumnElement[bool]:
     if not words:
         return in_title
     dialect = db.get_bind().dialect.name
-    in_messages = select(ChatMessage.session_id).where(
-        _content_matches(dialect, words), NOT_RUNNING
-    )
+    indexed = [w for w in words if not UNSPACED.search(w)]
+    conditions = [_contains_word(dialect, w) for w in words if w not in indexed]
+    if indexed:
+        conditions.insert(0, _content_matches(dialect, indexed))
+    in_messages = select(ChatMessage.session_id).where(*conditions, NOT_RUNNING)
     return or_(in_title, ChatSession.id.in_(in_messages))
 
 
 def search_words(query: str) -> list[str]:
-    """The words the full-text index can find: lowercase, three characters or more, unique."""
-    words = [w for w in WORD_SPLIT.split(query.lower()) if len(w) >= MIN_WORD]
-    return list(dict.fromkeys(words))[:MAX_WORDS]
+    """The words to look for: lowercase, unique; three characters or more (what every full-text
+    index can find), or any length in a script written without spaces."""
+    words = WORD_SPLIT.split(query.lower())
+    kept = [w for w in words if len(w) >= MIN_WORD or (w and UNSPACED.search(w))]
+    return list(dict.fromkeys(kept))[:MAX_WORDS]
 
 
 def _content_matches(dialect: str, words: list[str]) -> ColumnElement[bool] | TextClause:
@@ -65,6 +89,20 @@ def _content_matches(dialect: str, words: list[str]) -> ColumnElement[bool] | Te
             boolean=boolean
         )
     return false()
+
+
+def _contains_word(dialect: str, word: str) -> ColumnElement[bool] | TextClause:
+    """The content holds `word`. A word with letters of two cases (from a mixed word such as
+    readme整理) ignores case; one without (周末, ラーメン) is compared byte for byte, which is
+    what SQLite's and PostgreSQL's LIKE do with such text, and which spares MariaDB its
+    collation (0.6x the time) and PostgreSQL ILIKE's folding of every row (0.3x)."""
+    pattern = _contains(word)
+    if word == word.upper():
+        if dialect in ("mysql", "mariadb"):
+            match = text("chat_message.content LIKE BINARY :word ESCAPE '/'")
+            return match.bindparams(bindparam("word", pattern, unique=True))
+        return ChatMessage.content.like(pattern, escape="/")
+    return ChatMessage.content.ilike(pattern, escape="/")
 
 
 def _contains(q: str) -> str:
