@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from agentchat.core.packed_text import unpack
 from agentchat.events.sse import aparse_lines
 from agentchat.scripted_llm.server import serve_in_thread
 from tests.reliability.api_process import ApiProcess, start_api
@@ -249,7 +250,7 @@ def stored(db_file: Path, grace_s: float = 30.0) -> tuple[dict[str, str], int]:
         conn.close()
         running = sum(1 for r in rows if r[2] == "RUNNING")
         if not running or time.monotonic() > deadline:
-            return {r[0]: r[1] or "" for r in rows if r[0]}, running
+            return {r[0]: unpack(r[1]) or "" for r in rows if r[0]}, running
         time.sleep(0.5)
 
 

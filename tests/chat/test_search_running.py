@@ -271,7 +271,7 @@ def test_0006_takes_running_answers_out_of_the_index_and_downgrades(
 
     downgrade(url, PREVIOUS)
     assert _index_state(url, dialect) == before
-    upgrade(url)
+    upgrade(url, "0006_search_skips_running")
     assert _index_state(url, dialect) == after
 
 

@@ -31,6 +31,7 @@ from agentchat.chat.schemas import (
 from agentchat.chat.sessions import LiveRun, list_sessions, live_runs
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
 from agentchat.chat.tree import active_branch
+from agentchat.core.packed_text import readable
 from agentchat.events.log_lines import stored_line_fields
 
 Position = tuple[int, int]  # (sibling count, 0-based index by branch_order)
@@ -105,7 +106,7 @@ def _near_leaves_statement() -> Select[Any]:
     levels = [aliased(ChatMessage) for _ in range(PREVIEW_DEPTH)]
     columns: list[Any] = [levels[0].id]
     for m in levels:
-        columns += [m.role, func.substr(m.content, 1, PREVIEW_CHARS)]
+        columns += [m.role, func.substr(readable(m.content), 1, PREVIEW_CHARS)]
     stmt = select(*columns).where(levels[0].id.in_(bindparam("leaf_ids", expanding=True)))
     for below, m in itertools.pairwise(levels):
         stmt = stmt.outerjoin(m, m.id == below.parent_id)
@@ -119,7 +120,7 @@ def _latest_previews(db: Session, session_ids: list[int]) -> dict[int, str]:
     """The latest user or assistant text of each session, whatever its branch."""
     m = ChatMessage
     latest = (
-        select(func.substr(m.content, 1, PREVIEW_CHARS))
+        select(func.substr(readable(m.content), 1, PREVIEW_CHARS))
         .where(m.session_id == ChatSession.id, m.role.in_(_PREVIEWED), m.content != "")
         .order_by(m.created_at.desc(), m.id.desc())
         .limit(1)

@@ -22,7 +22,9 @@ import re
 from sqlalchemy import (
     ColumnElement,
     Integer,
+    String,
     TextClause,
+    and_,
     bindparam,
     column,
     false,
@@ -34,6 +36,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from agentchat.chat.tables import ChatMessage, ChatSession
+from agentchat.chat.unspaced import UNSPACED
 
 MIN_WORD = 3
 MAX_WORDS = 8
@@ -42,10 +45,6 @@ WORD_SPLIT = re.compile(r"[\W_]+")
 # only where the query's condition implies the index's WHERE, which a generic plan cannot prove
 # of a parameter.
 NOT_RUNNING = text("chat_message.status <> 'RUNNING'")
-# Han (with its extensions and compatibility forms), kana and Hangul syllables.
-UNSPACED = re.compile(
-    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0003134f]"
-)
 
 
 def session_matches(db: Session, query: str) -> ColumnElement[bool]:
@@ -96,13 +95,16 @@ def _contains_word(dialect: str, word: str) -> ColumnElement[bool] | TextClause:
     readme整理) ignores case; one without (周末, ラーメン) is compared byte for byte, which is
     what SQLite's and PostgreSQL's LIKE do with such text, and which spares MariaDB its
     collation (0.6x the time) and PostgreSQL ILIKE's folding of every row (0.3x)."""
-    pattern = _contains(word)
+    pattern = bindparam("word", _contains(word), String(), unique=True)
     if word == word.upper():
         if dialect in ("mysql", "mariadb"):
-            match = text("chat_message.content LIKE BINARY :word ESCAPE '/'")
-            return match.bindparams(bindparam("word", pattern, unique=True))
-        return ChatMessage.content.like(pattern, escape="/")
-    return ChatMessage.content.ilike(pattern, escape="/")
+            return text("chat_message.content LIKE BINARY :word ESCAPE '/'").bindparams(pattern)
+        match = ChatMessage.content.like(pattern, escape="/")
+    else:
+        match = ChatMessage.content.ilike(pattern, escape="/")
+    if dialect == "sqlite":  # a text that holds such a word is stored as it is (chat.tables)
+        return and_(func.typeof(ChatMessage.content) == "text", match)
+    return match
 
 
 def _contains(q: str) -> str:

@@ -24,8 +24,10 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, Mapper, mapped_column
 
 from agentchat.chat.enums import PauseStatus, SessionStatus
+from agentchat.chat.unspaced import has_unspaced_script
 from agentchat.core.clock import utcnow
-from agentchat.core.database import Base, BigId, LongText, Timestamp
+from agentchat.core.database import Base, BigId, Timestamp
+from agentchat.core.packed_text import PackedText
 from agentchat.models.tables import AiModelConfig
 
 
@@ -95,7 +97,10 @@ class ChatMessage(Base):
     depth: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
     run_id: Mapped[str | None] = mapped_column(String(64))
     role: Mapped[str] = mapped_column(String(16), nullable=False)
-    content: Mapped[str] = mapped_column(LongText, nullable=False, default="")
+    # Deflated on SQLite (core.packed_text), but for text that search reads with LIKE.
+    content: Mapped[str] = mapped_column(
+        PackedText(keep_plain=has_unspaced_script), nullable=False, default=""
+    )
     status: Mapped[str] = mapped_column(String(16), nullable=False)
     model_id: Mapped[int | None] = mapped_column(BigId)
     skill_folder: Mapped[str | None] = mapped_column(String(255))
@@ -103,7 +108,7 @@ class ChatMessage(Base):
     attachment_id: Mapped[int | None] = mapped_column(BigId)
     # The agent's own messages of this turn (tool calls and results included) as JSON, or for a
     # SYSTEM/SUMMARY message the whole compacted history; sent back to the bridge as history.
-    agent_messages: Mapped[str | None] = mapped_column(LongText)
+    agent_messages: Mapped[str | None] = mapped_column(PackedText())
     usage_json: Mapped[str | None] = mapped_column(Text)
     # A RUNNING answer: the bridge event its stored logs and text reach (the re-attach point)
     bridge_event_id: Mapped[int | None] = mapped_column(Integer)
@@ -136,9 +141,9 @@ class ChatMessageLog(Base):
     )
     seq: Mapped[int] = mapped_column(Integer, nullable=False)
     kind: Mapped[str] = mapped_column(String(24), nullable=False)
-    content: Mapped[str | None] = mapped_column(LongText)
+    content: Mapped[str | None] = mapped_column(PackedText())
     tool_name: Mapped[str | None] = mapped_column(String(128))
-    meta_json: Mapped[str | None] = mapped_column(LongText)
+    meta_json: Mapped[str | None] = mapped_column(PackedText())
     created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
 
     __table_args__ = (

@@ -28,6 +28,7 @@ from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from agentchat.core.db_file import SqliteFileGuard
 from agentchat.core.db_room import check_room
 from agentchat.core.errors import DatabaseUnavailable
+from agentchat.core.packed_text import register_sqlite_functions
 from agentchat.core.private_files import private_file
 
 # BIGINT ids that still autoincrement on SQLite (which only does so for INTEGER PRIMARY KEY).
@@ -59,6 +60,7 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA busy_timeout=10000")
     cur.close()
+    register_sqlite_functions(dbapi_conn)
 
 
 class SqliteWriteLock:
