@@ -65,3 +65,24 @@ def test_regenerate_refuses_user_messages(stack: Stack) -> None:
     started, _ = stack.ask(session_id, "#say hi")
     response = stack.http.post(f"/api/chat/messages/{started['userMessageId']}/regenerate")
     assert response.status_code == 409
+
+
+def test_a_skill_whose_file_links_out_cannot_be_chosen(
+    tmp_path: Path, database: Database, bridge: BridgeProcess, scripted_url: str
+) -> None:
+    """The Skills page cannot read it (the file is opened without following links), so a run
+    may not preload it either: the bridge's hermes would follow the link."""
+    skills = tmp_path / "skills"
+    (skills / "innocent").mkdir(parents=True)
+    (tmp_path / "secret.key").write_text("TOP-SECRET\n", encoding="utf-8")
+    (skills / "innocent" / "SKILL.md").symlink_to("../../secret.key")
+    stack, close = make_stack(tmp_path, database, bridge, scripted_url, skills_dir=skills)
+    try:
+        session_id = stack.new_session()
+        body = {"message": "#say hi", "skillFolder": "innocent"}
+        refused = stack.http.post(f"/api/chat/sessions/{session_id}/runs", json=body)
+        assert refused.status_code == 422, refused.text
+        assert "innocent" in refused.json()["error"]["message"]
+        assert stack.get(f"/api/chat/sessions/{session_id}")["messages"] == []
+    finally:
+        close()

@@ -35,15 +35,22 @@ DEPLOY_ENV = {
     "AGENTCHAT_SECRET_KEY": "planted-secret-key-abcdef",
 }
 OUTSIDE_SKILL = "---\nname: outside\ndescription: lives outside\n---\nTOP-SECRET-OUTSIDE\n"
+KEY_FILE = "TOP-SECRET-KEY-FILE-0123\n"  # as secret.key or bridge.json beside the skills
 
 
 def _skills_root(root: Path) -> Path:
+    """The samples, a folder that links out, and a real folder whose SKILL.md and a flat
+    `notes.md` link out to a file beside the skills (as a cloned third-party skill can)."""
     skills = root / "skills"
     install_samples(skills)
     outside = root / "outside" / "linked"
     outside.mkdir(parents=True)
     (outside / "SKILL.md").write_text(OUTSIDE_SKILL, encoding="utf-8")
     (skills / "linked").symlink_to(outside, target_is_directory=True)
+    (root / "secret.key").write_text(KEY_FILE, encoding="utf-8")
+    (skills / "innocent").mkdir()
+    (skills / "innocent" / "SKILL.md").symlink_to("../../secret.key")
+    (skills / "innocent" / "notes.md").symlink_to("../../secret.key")
     return skills
 
 
@@ -177,6 +184,37 @@ async def test_a_request_may_narrow_the_toolsets(
 
 
 # --- finding 2: the user's skills are not the agent's to change -------------------------------
+
+
+@pytest.mark.parametrize("name", ["innocent", "notes"])
+async def test_skill_view_refuses_a_skill_file_that_links_out(
+    default_client: BridgeClient, scripted_model: str, name: str
+) -> None:
+    turn = await run_turn(default_client, scripted_model, _tool("skill_view", {"name": name}))
+    answer = _answer(turn)
+    assert "TOP-SECRET-KEY-FILE" not in answer
+    assert '"success": false' in answer
+
+
+async def test_a_skill_file_that_links_out_is_neither_listed_nor_in_the_prompt(
+    default_client: BridgeClient, scripted_model: str
+) -> None:
+    listed = _answer(await run_turn(default_client, scripted_model, _tool("skills_list", {})))
+    assert "readme-gen" in listed
+    assert "TOP-SECRET" not in listed and "innocent" not in listed
+    prompt = await run_turn(default_client, scripted_model, "#system-contains TOP-SECRET")
+    assert _answer(prompt) == "SYSTEM CONTAINS: no"
+
+
+async def test_a_preloaded_skill_that_links_out_is_refused(
+    default_client: BridgeClient, scripted_model: str
+) -> None:
+    turn = await run_turn(
+        default_client, scripted_model, "#system-contains TOP-SECRET", skills=["innocent"]
+    )
+    assert turn.result is not None
+    assert turn.result.status != "success" or turn.result.final_text == "SYSTEM CONTAINS: no"
+    assert "TOP-SECRET-KEY-FILE" not in json.dumps(turn.result.model_dump())
 
 
 @pytest.mark.parametrize(

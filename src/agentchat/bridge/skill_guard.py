@@ -1,7 +1,12 @@
 """Keep the agent's skill tools inside their folders. Imported only after hermes-agent.
 
 - a read-only `skills` toolset (skills_list, skill_view) for the default agent;
-- skill_view answers only for skills whose real folder lies inside a skills folder;
+- hermes finds a skill file (SKILL.md, DESCRIPTION.md) only where its real path lies inside the
+  skills folder it was found in: one that links out (a cloned skill can carry such a link) is
+  in no list, no system prompt's skill index and no preload;
+- skill_view answers only for a skill folder (hermes' flat `<name>.md` skills are not ours)
+  whose real folder and SKILL.md lie inside a skills folder, and for files inside that folder;
+  preloading goes through the same check (it calls skill_view itself);
 - skill_manage (only with skill management enabled) changes only skills in the hermes home.
 """
 
@@ -10,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +28,11 @@ _CHANGING_ACTIONS = {"edit", "patch", "delete", "write_file", "remove_file"}
 
 
 def install() -> None:
-    """Register the read-only toolset and wrap the two skill tools' handlers (idempotent)."""
+    """Register the read-only toolset and wrap the skill lookups and the two skill tools'
+    handlers (idempotent)."""
+    import agent.prompt_builder as prompt_builder
+    import agent.skill_utils as skill_utils
+    import tools.skills_tool as skills_tool
     from tools.registry import registry
     from toolsets import create_custom_toolset
 
@@ -32,8 +41,36 @@ def install() -> None:
         "List and read skill documents (read-only)",
         tools=["skills_list", "skill_view"],
     )
+    if not getattr(skill_utils.iter_skill_index_files, "_agentchat_guarded", False):
+        inside_only = _files_inside(skill_utils.iter_skill_index_files)
+        for module in (skill_utils, prompt_builder):  # the prompt builder imported it by name
+            module.iter_skill_index_files = inside_only
+    if not getattr(skills_tool.skill_view, "_agentchat_guarded", False):
+        skills_tool.skill_view = _guarded_view_function(skills_tool.skill_view)  # preloads
     _wrap(registry.get_entry("skill_view"), _guard_view)
     _wrap(registry.get_entry("skill_manage"), _guard_manage)
+
+
+def _files_inside(original: Callable[[Path, str], Iterator[Path]]) -> Callable[..., Any]:
+    def inside_only(skills_dir: Path, filename: str) -> Iterator[Path]:
+        root = [Path(os.path.realpath(skills_dir))]
+        for path in original(skills_dir, filename):
+            if _inside(path, root):
+                yield path
+            else:
+                log.warning("skill file %s is left out: it leaves the skills folder", path)
+
+    inside_only._agentchat_guarded = True  # type: ignore[attr-defined]
+    return inside_only
+
+
+def _guarded_view_function(original: Handler) -> Handler:
+    def skill_view(name: str, file_path: str | None = None, **kw: Any) -> Any:
+        args = {"name": name, "file_path": file_path}
+        return _guard_view(lambda _args, **_kw: original(name, file_path, **kw), args, {})
+
+    skill_view._agentchat_guarded = True  # type: ignore[attr-defined]
+    return skill_view
 
 
 def _wrap(entry: Any, guard: Callable[[Handler, dict[str, Any], Any], Any]) -> None:
@@ -75,12 +112,17 @@ def _guard_view(original: Handler, args: dict[str, Any], kw: Any) -> Any:
         payload = json.loads(result) if isinstance(result, str) else None
     except ValueError:
         return result
-    if not isinstance(payload, dict) or not payload.get("skill_dir"):
+    if not isinstance(payload, dict) or payload.get("success") is False:
         return result
+    if not payload.get("skill_dir"):
+        return _refusal("only skills in a folder of their own (<name>/SKILL.md) can be read")
     skill_dir = str(payload["skill_dir"])
     if not _inside(skill_dir, _roots()):
         log.warning("skill_view refused %s: it leaves the skills folders", skill_dir)
         return _refusal("this skill's folder is a link that leaves the skills folder")
+    if not _inside(Path(skill_dir) / "SKILL.md", [Path(os.path.realpath(skill_dir))]):
+        log.warning("skill_view refused %s: its SKILL.md leaves the folder", skill_dir)
+        return _refusal("this skill's SKILL.md is a link that leaves the skill's folder")
     file_path = args.get("file_path")
     if file_path and not _inside(Path(skill_dir) / str(file_path), [Path(skill_dir).resolve()]):
         return _refusal("this file is a link that leaves the skill's folder")

@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
 from agentchat.chat.sessions import get_session
-from agentchat.core.errors import AppError, Conflict
+from agentchat.core.errors import AppError, Conflict, Invalid
 from agentchat.core.settings import Settings
 from agentchat.core.toolsets import narrow, within
 from agentchat.models.service import ResolvedModel, resolve_model
@@ -99,7 +99,10 @@ class RunPlanner:
         if not skill_folder:
             return []
         try:
-            return [self.skills.get(skill_folder).name]
+            skill = self.skills.get(skill_folder)
+            if not skill.content:  # its SKILL.md cannot be read: a link, not a file, too large
+                raise Invalid(f"skill {skill_folder!r} cannot be used: {skill.error}")
+            return [skill.name]
         except AppError:
             if strict:
                 raise
