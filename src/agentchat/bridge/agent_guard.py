@@ -12,6 +12,8 @@ import logging
 import re
 from typing import Any
 
+from agentchat.bridge import host_guard
+
 log = logging.getLogger(__name__)
 
 _USER_DENIED = re.compile(r"BLOCKED: User denied this [^.(]*")
@@ -31,6 +33,9 @@ def harden_agent(agent: Any) -> None:
 def summarize_api_error(error: Exception) -> str:
     """The status and the provider's own JSON error message (300 characters), nothing else:
     an endpoint that is not a model API (an internal service) is not quoted."""
+    refused = host_guard.refusal_in(error)
+    if refused:
+        return refused
     status = getattr(error, "status_code", None)
     message = _json_message(getattr(error, "body", None)) or _json_message(_response_json(error))
     if status and message:

@@ -28,6 +28,14 @@ class ModelConfig(CamelModel):
     fallback: ModelConfig | None = None
 
 
+class ModelHosts(CamelModel):
+    """The API's AGENTCHAT_MODEL_HOSTS_ALLOW / _DENY: the addresses the agent may connect to
+    for the turn's model hosts (core.host_policy; bridge.host_guard)."""
+
+    allow: str = Field(default="", max_length=10_000)
+    deny: str = Field(default="", max_length=10_000)
+
+
 class RunRequest(CamelModel):
     run_id: str = Field(min_length=1, max_length=200)
     session_id: str = Field(min_length=1, max_length=200)
@@ -43,6 +51,7 @@ class RunRequest(CamelModel):
     # hermes approval keys the person allowed "for this chat" in earlier runs (the API keeps
     # them; a restarted bridge has forgotten them).
     approvals: list[str] = Field(default_factory=list, max_length=200)
+    model_hosts: ModelHosts = Field(default_factory=ModelHosts)
 
 
 class ClarifyAnswer(CamelModel):

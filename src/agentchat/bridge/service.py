@@ -7,7 +7,14 @@ import logging
 from collections.abc import AsyncIterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from agentchat.bridge import agent_guard, hermes_api, policy, skill_guard, summary_usage
+from agentchat.bridge import (
+    agent_guard,
+    hermes_api,
+    host_guard,
+    policy,
+    skill_guard,
+    summary_usage,
+)
 from agentchat.bridge.buffer import RunBuffer, RunBuffers
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.hermes_home import import_hermes
@@ -57,6 +64,7 @@ class BridgeService:
         """Import hermes and build one throw-away agent so the first turn starts fast."""
         import_hermes()
         skill_guard.install()
+        host_guard.install()
         agent_guard.explain_denials()
         summary_usage.install()
         runner = TurnRunner(self.settings, self.pool)

@@ -12,6 +12,7 @@ from agentchat.bridge import (
     approval,
     continuations,
     hermes_api,
+    host_guard,
     policy,
     stall_usage,
     summary_usage,
@@ -23,6 +24,7 @@ from agentchat.bridge.schemas import ModelConfig, RunEnd, RunRequest
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.bridge.translate import TurnTranslator
 from agentchat.core.context_length import MIN_CONTEXT_LENGTH
+from agentchat.core.host_policy import HostPolicy
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +71,13 @@ class TurnRunner:
         while not lock.acquire(timeout=_LOCK_POLL_S):
             if handle.aborted:
                 return RunEnd(status="stopped")
+        model = request.model
+        fallback = model.fallback.base_url if model.fallback else None
+        hosts = host_guard.hosts_of(model.base_url, fallback)
+        lists = HostPolicy(request.model_hosts.allow, request.model_hosts.deny)
         try:
-            return self._run_locked(handle, request)
+            with host_guard.guarding(hosts, lists):
+                return self._run_locked(handle, request)
         except Exception as exc:
             log.exception("run %s failed", request.run_id)
             return RunEnd(

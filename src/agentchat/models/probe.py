@@ -9,6 +9,8 @@ from typing import Any
 
 import httpx
 
+from agentchat.core.host_policy import HostPolicy
+from agentchat.models.pinned import HostRefused, PinnedTransport
 from agentchat.models.schemas import ModelTestResult
 from agentchat.models.service import ResolvedModel
 
@@ -22,18 +24,28 @@ NO_MODEL_ANSWER = (
 _PROMPT = [{"role": "user", "content": "ping"}]
 
 
-async def probe(target: ResolvedModel, timeout: float = PROBE_TIMEOUT_S) -> ModelTestResult:
+async def probe(
+    target: ResolvedModel, policy: HostPolicy | None = None, timeout: float = PROBE_TIMEOUT_S
+) -> ModelTestResult:
     """Send one request of at most one output token; never raises for the endpoint's failures.
 
     The answer tells only what a model API would: the status and the provider's own JSON
     error message. Raw bodies, HTML, and how a connection failed (refused, reset, timed out)
-    are never echoed, so the test cannot be used to scan other services."""
+    are never echoed, so the test cannot be used to scan other services. With host lists
+    (`policy`), the request connects only to an address they allow (models/pinned.py), and
+    not through an HTTP proxy."""
     started = time.perf_counter()
+    pinned = policy is not None and not policy.empty
+    transport = PinnedTransport(policy) if pinned and policy is not None else None
     try:
-        async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as client:
+        async with httpx.AsyncClient(
+            timeout=timeout, follow_redirects=False, transport=transport
+        ) as client:
             response = await _send(client, target)
         error = _check_response(response)
-    except httpx.HTTPError:
+    except HostRefused as exc:
+        error = str(exc)
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError):  # ValueError: a host idna refuses
         error = NO_MODEL_ANSWER
     latency_ms = round((time.perf_counter() - started) * 1000)
     return ModelTestResult(ok=error is None, latency_ms=latency_ms, error=_scrub(error, target))

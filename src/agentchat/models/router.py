@@ -11,7 +11,7 @@ from agentchat.core.deps import DatabaseDep, DbSession, SettingsDep
 from agentchat.core.schemas import ERROR_RESPONSES
 from agentchat.models import service
 from agentchat.models.crypto import KeyCipher
-from agentchat.models.hosts import check_host
+from agentchat.models.hosts import check_host, host_policy
 from agentchat.models.probe import probe
 from agentchat.models.schemas import ModelCreate, ModelPublic, ModelTestResult, ModelUpdate
 
@@ -69,4 +69,4 @@ async def test_model(
 ) -> ModelTestResult:
     """Send one tiny request to the model: `ok` with the latency, or the provider's error."""
     target = await run_in_threadpool(service.load_exact, database, model_id, settings)
-    return await probe(target)
+    return await probe(target, host_policy(settings))

@@ -132,4 +132,9 @@ class RunPlanner:
             "maxIterations": max_iterations or DEFAULT_MAX_ITERATIONS,
             "toolsets": self.settings.toolsets,
             "approvals": [],
+            # The bridge's agent connects to the model hosts only where these lists allow.
+            "modelHosts": {
+                "allow": self.settings.model_hosts_allow,
+                "deny": self.settings.model_hosts_deny,
+            },
         }

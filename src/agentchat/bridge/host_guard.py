@@ -1,0 +1,103 @@
+"""The agent reaches a turn's model hosts only at addresses the API's host lists allow.
+
+hermes' model clients resolve a host each time they open a connection. `install()` wraps
+`socket.getaddrinfo` once in the bridge process; while a turn runs (`guarding`), a lookup of
+one of its model hosts (the model's and its fallback's) keeps only the addresses the turn's
+lists allow (`core.host_policy.HostPolicy.address_problem`), and fails when none is left, so
+a name that resolves to a denied address at connect time (DNS rebinding, `/etc/hosts`, a
+spelling the API let through) is never reached. Other hosts (an agent tool's) are left alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit
+
+from agentchat.core.host_policy import HostPolicy, normal_host
+
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_turns: Counter[tuple[str, HostPolicy]] = Counter()  # (host, lists) -> turns using them
+_resolve = socket.getaddrinfo
+
+
+class HostRefused(socket.gaierror):
+    """A lookup of a model host found no address the host lists allow; `reason` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(socket.EAI_NONAME, reason)
+        self.reason = reason
+
+
+def refusal_in(error: BaseException) -> str | None:
+    """The reason of a HostRefused somewhere in `error`'s chain (the model client wraps it)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, HostRefused):
+            return current.reason
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def install() -> None:
+    """Wrap the process's name lookup (idempotent)."""
+    if socket.getaddrinfo is not _guarded_getaddrinfo:
+        socket.getaddrinfo = _guarded_getaddrinfo
+
+
+def hosts_of(*urls: str | None) -> set[str]:
+    found = set()
+    for url in urls:
+        try:
+            host = urlsplit(url or "").hostname
+        except ValueError:
+            host = None
+        if host:
+            found.add(normal_host(host))
+    return found
+
+
+@contextmanager
+def guarding(hosts: Iterable[str], policy: HostPolicy) -> Iterator[None]:
+    """While the block runs, lookups of `hosts` keep only the addresses `policy` allows."""
+    keys = [] if policy.empty else [(normal_host(h), policy) for h in hosts]
+    with _lock:
+        _turns.update(keys)
+    try:
+        yield
+    finally:
+        with _lock:
+            _turns.subtract(keys)
+            for key in keys:
+                if _turns[key] <= 0:
+                    del _turns[key]
+
+
+def _guarded_getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+    found = _resolve(host, port, *args, **kwargs)
+    if host is None or not _turns:
+        return found
+    name = normal_host(host.decode() if isinstance(host, bytes) else str(host))
+    with _lock:
+        policies = {policy for (guarded, policy) in _turns if guarded == name}
+    if not policies:
+        return found
+    kept, problem = [], None
+    for entry in found:
+        problems = [p.address_problem(name, str(entry[4][0])) for p in policies]
+        problem = problem or next((p for p in problems if p), None)
+        if not any(problems):
+            kept.append(entry)
+    if not kept:
+        log.warning("refused a connection: %s", problem)
+        raise HostRefused(problem or f"the model host {name!r} has no allowed address")
+    return kept
