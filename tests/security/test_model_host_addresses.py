@@ -147,3 +147,14 @@ async def test_the_agent_does_not_reach_a_name_that_resolves_to_a_denied_address
 
     allowed = await _turn(bridge, base_url, modelHosts={"deny": "10.0.0.0/8"})
     assert allowed.result is not None and len(hits) > before  # the same turn, allowed
+
+
+async def test_a_host_the_http_client_cannot_use_is_a_failed_test_not_a_500(
+    tmp_path: Path, database: Database
+) -> None:
+    async with client_for(create_app(make_settings(tmp_path), database=database)) as c:
+        body = {"name": "m", "baseUrl": "http://0177.0.0.1:9/v1", "modelName": "g"}
+        created = (await c.post("/api/models", json=body)).json()
+        response = await c.post(f"/api/models/{created['id']}/test")
+    assert response.status_code == 200, response.text
+    assert response.json()["ok"] is False
