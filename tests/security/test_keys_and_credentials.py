@@ -190,6 +190,27 @@ async def test_sign_in_failures_count_too(throttled_app: FastAPI) -> None:
     assert codes[:10] == [401] * 10 and codes[10:] == [429, 429]
 
 
+@pytest.mark.parametrize(
+    "wrong", [{"Authorization": "Bearer guess"}, {"Cookie": "agentchat_token=guess"}]
+)
+async def test_the_status_route_is_no_free_place_to_guess(
+    throttled_app: FastAPI, wrong: dict[str, str]
+) -> None:
+    """GET /api/auth/status says whether a request carries the token: a wrong one counts as a
+    failed sign-in there too, and a throttled client learns nothing more."""
+    async with client_for(throttled_app) as attacker:
+        answers = [(await attacker.get("/api/auth/status", headers=wrong)) for _ in range(12)]
+        assert [r.status_code for r in answers] == [200] * 10 + [429, 429]
+        assert answers[0].json() == {"authRequired": True, "authenticated": False}
+        right = await attacker.get("/api/auth/status", headers={"Authorization": f"Bearer {TOKEN}"})
+        assert right.status_code == 429
+        plain = await attacker.get("/api/auth/status")  # no credentials: no guess, still told
+        assert plain.json() == {"authRequired": True, "authenticated": False}
+    async with client_for(throttled_app, client=("10.9.9.9", 1)) as other:
+        ok = await other.get("/api/auth/status", headers={"Authorization": f"Bearer {TOKEN}"})
+        assert ok.json() == {"authRequired": True, "authenticated": True}
+
+
 async def test_requests_without_credentials_are_not_guesses(throttled_app: FastAPI) -> None:
     async with client_for(throttled_app) as c:
         codes = {(await c.get("/api/models")).status_code for _ in range(30)}

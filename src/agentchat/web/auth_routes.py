@@ -12,7 +12,13 @@ from agentchat.core.auth_sessions import FailureThrottle, SessionStore, client_o
 from agentchat.core.deps import SettingsDep
 from agentchat.core.errors import Unauthorized
 from agentchat.core.schemas import CamelModel, ErrorBody
-from agentchat.web.auth import COOKIE_NAME, configured_token, is_authenticated, same_secret
+from agentchat.web.auth import (
+    COOKIE_NAME,
+    configured_token,
+    is_authenticated,
+    presents_credentials,
+    same_secret,
+)
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -36,12 +42,33 @@ def _throttle(request: Request) -> FailureThrottle:
     return throttle
 
 
-@router.get("/status", operation_id="authStatus")
+def _refuse_if_throttled(request: Request, client: str) -> None:
+    wait = _throttle(request).wait_s(client)
+    if wait > 0:
+        message = "Too many failed sign-in attempts from this address; try again later."
+        retry = {"Retry-After": str(max(1, math.ceil(wait)))}
+        raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, message, headers=retry)
+
+
+@router.get(
+    "/status",
+    operation_id="authStatus",
+    responses={429: {"model": ErrorBody, "description": "Too many failed attempts"}},
+)
 async def auth_status(request: Request, settings: SettingsDep) -> AuthStatus:
-    """Public: whether the server needs a token, and whether this request carries it."""
+    """Public: whether the server needs a token, and whether this request carries it. A wrong
+    token or session counts as a failed sign-in (this is no free place to guess the token)."""
     token = configured_token(settings)
-    signed_in = token is None or await is_authenticated(request.scope, token, _sessions(request))
-    return AuthStatus(auth_required=token is not None, authenticated=signed_in)
+    if token is None:
+        return AuthStatus(auth_required=False, authenticated=True)
+    if not presents_credentials(request.scope):
+        return AuthStatus(auth_required=True, authenticated=False)
+    client = client_of(request.scope)
+    _refuse_if_throttled(request, client)
+    signed_in = await is_authenticated(request.scope, token, _sessions(request))
+    if not signed_in:
+        _throttle(request).failed(client)
+    return AuthStatus(auth_required=True, authenticated=signed_in)
 
 
 @router.post(
@@ -60,11 +87,7 @@ async def login(
     if token is None:
         return AuthStatus(auth_required=False, authenticated=True)
     client = client_of(request.scope)
-    wait = _throttle(request).wait_s(client)
-    if wait > 0:
-        message = "Too many failed sign-in attempts from this address; try again later."
-        retry = {"Retry-After": str(max(1, math.ceil(wait)))}
-        raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, message, headers=retry)
+    _refuse_if_throttled(request, client)
     if not same_secret(body.token, token):
         _throttle(request).failed(client)
         raise Unauthorized("That is not this server's access token.")
