@@ -21,6 +21,7 @@ import httpx
 import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import SecretStr
 
 from agentchat.app import create_app
 from agentchat.core.auth_sessions import MemorySessions
@@ -331,3 +332,23 @@ async def test_with_redis_a_logout_holds_on_every_api_process(
             assert (await b.get("/api/models")).status_code == 200
             assert (await a.post("/api/auth/logout")).status_code == 204
             assert (await b.get("/api/models")).status_code == 401
+
+
+async def test_with_redis_a_new_token_ends_the_sessions_of_the_old_one(
+    tmp_path: Path, database: Database
+) -> None:
+    """The operator rotates a leaked token and restarts: a cookie signed in with the old one
+    must not open the server any more (Redis keeps sessions across the restart)."""
+    prefix = f"agentchat-test-{uuid.uuid4().hex}:"
+    old = make_settings(tmp_path, auth_token=TOKEN, redis_url=REDIS_URL, redis_prefix=prefix)
+    new_token = "rotated-token-5e8b2a9c4d7f1036"
+    rotated = old.model_copy(update={"auth_token": SecretStr(new_token)})
+    async with client_for(create_app(old, database=database)) as before:
+        await before.post("/api/auth/login", json={"token": TOKEN})
+        session_id = before.cookies["agentchat_token"]
+        assert (await before.get("/api/models")).status_code == 200
+    cookies = {"agentchat_token": session_id}
+    async with client_for(create_app(rotated, database=database), cookies=cookies) as after:
+        assert (await after.get("/api/models")).status_code == 401
+        await after.post("/api/auth/login", json={"token": new_token})
+        assert (await after.get("/api/models")).status_code == 200

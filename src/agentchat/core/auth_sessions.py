@@ -3,11 +3,16 @@
 A sign-in issues a random session id (the cookie); the server keeps only its SHA-256 with an
 expiry, so logout revokes it and it ends by itself. One process keeps them in memory; with
 Redis (several API processes) they live in Redis so every process sees the same sessions.
+A session belongs to the token it was signed in with: its Redis key is derived from the id
+and from the token, so a server restarted with another token (a rotation after a leak) knows
+none of the old sessions, and two deployments with different tokens on one Redis never share
+one.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import math
 import secrets
 import time
@@ -19,8 +24,9 @@ from agentchat.core.settings import Settings
 _MAX_KEYS = 10_000
 
 
-def _digest(session_id: str) -> str:
-    return hashlib.sha256(session_id.encode()).hexdigest()
+def _digest(session_id: str, token: str = "") -> str:
+    tag = hmac.new(token.encode(), b"agentchat sign-in session", hashlib.sha256).hexdigest()
+    return hashlib.sha256(f"{tag}:{session_id}".encode()).hexdigest()
 
 
 class SessionStore(Protocol):
@@ -56,25 +62,29 @@ class MemorySessions:
 
 
 class RedisSessions:
-    def __init__(self, url: str, prefix: str, ttl_s: float) -> None:
+    def __init__(self, url: str, prefix: str, ttl_s: float, token: str = "") -> None:
         from redis.asyncio import Redis
 
         self.redis = Redis.from_url(url)
         self.prefix = f"{prefix}auth-session:"
         self.ttl_s = max(1, math.ceil(ttl_s))
+        self.token = token
+
+    def _key(self, session_id: str) -> str:
+        return self.prefix + _digest(session_id, self.token)
 
     async def create(self) -> str:
         session_id = secrets.token_urlsafe(32)
-        await self.redis.set(self.prefix + _digest(session_id), b"1", ex=self.ttl_s)
+        await self.redis.set(self._key(session_id), b"1", ex=self.ttl_s)
         return session_id
 
     async def valid(self, session_id: str) -> bool:
         if not session_id:
             return False
-        return bool(await self.redis.exists(self.prefix + _digest(session_id)))
+        return bool(await self.redis.exists(self._key(session_id)))
 
     async def revoke(self, session_id: str) -> None:
-        await self.redis.delete(self.prefix + _digest(session_id))
+        await self.redis.delete(self._key(session_id))
 
 
 class FailureThrottle:
@@ -108,8 +118,13 @@ class FailureThrottle:
         return min(self.capacity, tokens + (now - updated) * self.refill_per_s)
 
 
-def make_sessions(redis_url: str | None, prefix: str, ttl_s: float) -> SessionStore:
-    return RedisSessions(redis_url, prefix, ttl_s) if redis_url else MemorySessions(ttl_s)
+def make_sessions(
+    redis_url: str | None, prefix: str, ttl_s: float, token: str = ""
+) -> SessionStore:
+    """`token`: the access token the sessions are signed in with (Redis keys depend on it)."""
+    if redis_url:
+        return RedisSessions(redis_url, prefix, ttl_s, token)
+    return MemorySessions(ttl_s)
 
 
 def client_of(scope: dict[str, object] | object) -> str:
@@ -120,5 +135,8 @@ def client_of(scope: dict[str, object] | object) -> str:
 def install_auth_state(app: Any, settings: Settings) -> None:
     """The app's session store and failure throttle, shared by the middleware and routes."""
     ttl_s = settings.session_ttl_hours * 3600
-    app.state.auth_sessions = make_sessions(settings.redis_url, settings.redis_prefix, ttl_s)
+    token = settings.auth_token.get_secret_value().strip() if settings.auth_token else ""
+    app.state.auth_sessions = make_sessions(
+        settings.redis_url, settings.redis_prefix, ttl_s, token
+    )
     app.state.auth_throttle = FailureThrottle(settings.auth_failures_per_minute)
