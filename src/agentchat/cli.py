@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -128,9 +128,21 @@ def serve(
         host=settings.host,
         port=settings.port,
         log_level="info",
+        **_proxy_options(settings),
         # On SIGTERM open streams get the runs' grace, then are cut and the runs stored.
         timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
     )
+
+
+def _proxy_options(settings: object) -> dict[str, Any]:
+    """Whose X-Forwarded-* headers uvicorn believes: only AGENTCHAT_FORWARDED_ALLOW_IPS'.
+    uvicorn's own default believes any client on 127.0.0.1, so a local user could pick the
+    address the rate limits and the failed sign-in throttle count."""
+    from agentchat.core.settings import Settings
+
+    assert isinstance(settings, Settings)
+    allowed = settings.forwarded_allow_ips.strip()
+    return {"proxy_headers": bool(allowed), "forwarded_allow_ips": allowed or None}
 
 
 def _serve_workers(settings: object, host: str, port: int, workers: int) -> None:
@@ -162,6 +174,7 @@ def _serve_workers(settings: object, host: str, port: int, workers: int) -> None
             host=host,
             port=port,
             log_level="info",
+            **_proxy_options(settings),
             timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
         )
     finally:

@@ -136,7 +136,5 @@ def install_auth_state(app: Any, settings: Settings) -> None:
     """The app's session store and failure throttle, shared by the middleware and routes."""
     ttl_s = settings.session_ttl_hours * 3600
     token = settings.auth_token.get_secret_value().strip() if settings.auth_token else ""
-    app.state.auth_sessions = make_sessions(
-        settings.redis_url, settings.redis_prefix, ttl_s, token
-    )
+    app.state.auth_sessions = make_sessions(settings.redis_url, settings.redis_prefix, ttl_s, token)
     app.state.auth_throttle = FailureThrottle(settings.auth_failures_per_minute)

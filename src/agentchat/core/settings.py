@@ -50,6 +50,10 @@ class Settings(BaseSettings):
         default=False, description="The agent may create skills (in the hermes home only)"
     )
     allowed_hosts: str = "127.0.0.1,localhost,[::1],::1"
+    forwarded_allow_ips: str = Field(
+        default="",
+        description="Proxies whose X-Forwarded-For/-Proto are believed (empty: none)",
+    )
     cors_origins: str = ""
     max_body_bytes: int = 1024 * 1024
     model_hosts_allow: str = Field(default="", description="Model hosts allowed (empty: any)")
