@@ -148,7 +148,13 @@ def test_a_dangerous_command_pauses_durably_for_approval(
         pause = state["pendingClarify"]
         assert pause["choices"] == ["Allow once", "Allow for this chat", "Deny"]
         assert str(target) in pause["question"]
-        body = {"clarifyId": pause["clarifyId"], "answer": "Deny"}
+        # A typed answer is not one of the three: refused, not quietly taken as a denial.
+        typed = {"clarifyId": pause["clarifyId"], "answer": "yes please, go ahead"}
+        refused = stack.http.post(f"/api/chat/runs/{run_id}/clarify", json=typed)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["error"]["code"] == "not_a_choice"
+        assert stack.get(f"/api/chat/runs/{run_id}/state")["pendingClarify"] == pause
+        body = {"clarifyId": pause["clarifyId"], "answer": "deny"}
         stack.post(f"/api/chat/runs/{run_id}/clarify", body, expect=200)
         events = stack.events(run_id)
         assert events[-1].event == "workflow_complete", events[-1].data

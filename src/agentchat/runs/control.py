@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -16,7 +17,8 @@ from sqlalchemy.orm import Session
 from agentchat.bridge.client import BridgeUnavailable
 from agentchat.chat import tree
 from agentchat.chat.sessions import ensure_no_active_run, get_session
-from agentchat.core.errors import BadGateway, Conflict
+from agentchat.core.errors import BadGateway, Conflict, Invalid
+from agentchat.events.contract import APPROVAL_CHOICES
 from agentchat.events.model import TERMINAL_EVENTS, StreamInterrupted, UnknownRun
 from agentchat.runs import store
 from agentchat.runs.context import RunContext, new_hermes_session
@@ -96,6 +98,7 @@ class RunControl:
                     f"run {run_id} is not waiting for an answer to {clarify_id!r}",
                     code="stale_clarify",
                 )
+            check_approval_answer(pause.choices, answer)
             return get_session(db, message.session_id).hermes_session or ""
 
         hermes_session = await self.ctx.in_thread(check)
@@ -151,6 +154,18 @@ async def forward(
     if ctx.remote is None:
         return False
     return await ctx.remote.forward(run_id, op, args, timeout)
+
+
+def check_approval_answer(choices_json: str | None, answer: str) -> None:
+    """422 for an answer to a dangerous command's approval that is not one of its choices:
+    the bridge takes anything else for a denial, which a typed "yes" must not silently be."""
+    if json.loads(choices_json or "[]") != list(APPROVAL_CHOICES):
+        return
+    if answer.strip().lower() not in (c.lower() for c in APPROVAL_CHOICES):
+        raise Invalid(
+            f"Answer this approval with one of: {', '.join(APPROVAL_CHOICES)}.",
+            code="not_a_choice",
+        )
 
 
 async def _send_clarify(
