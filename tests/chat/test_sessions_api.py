@@ -287,7 +287,9 @@ async def test_delete_is_refused_while_a_run_is_active(
     pause(database, "run-1")
     r = await client.delete(f"/api/chat/sessions/{chat}")
     assert r.status_code == 409
-    assert r.json()["error"]["code"] == "conflict"
+    error = r.json()["error"]
+    assert error["code"] == "run_active" and error["runId"] == "run-1"  # the page can stop it
+    assert str(chat) not in error["message"]  # no internal id in what a person reads
     with database.session() as s:
         s.execute(update(ChatMessage).values(status="STOPPED"))
     assert (await client.delete(f"/api/chat/sessions/{chat}")).status_code == 204

@@ -13,7 +13,8 @@ export interface paths {
         };
         /**
          * Auth Status
-         * @description Public: whether the server needs a token, and whether this request carries it.
+         * @description Public: whether the server needs a token, and whether this request carries it. A wrong
+         *     token or session counts as a failed sign-in (this is no free place to guess the token).
          */
         get: operations["authStatus"];
         put?: never;
@@ -1699,6 +1700,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthStatus"];
+                };
+            };
+            /** @description Too many failed attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

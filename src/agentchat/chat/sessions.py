@@ -199,8 +199,14 @@ def live_runs(db: Session, session_ids: list[int]) -> dict[int, LiveRun]:
 
 
 def ensure_no_active_run(db: Session, session_id: int) -> None:
-    if live_runs(db, [session_id]):
-        raise Conflict(f"chat session {session_id} has an active run; stop it first")
+    """409 `run_active` (with the run's id, for a client that offers to stop it)."""
+    states = live_runs(db, [session_id])
+    if states:
+        raise Conflict(
+            "This chat's answer is still running: stop it first.",
+            code="run_active",
+            runId=states[session_id].run_id,
+        )
 
 
 def encode_cursor(chat: ChatSession) -> str:
