@@ -100,7 +100,8 @@ def test_the_api_answers_generated_requests_within_its_schema(api_url: str) -> N
 def test_the_bridge_answers_generated_requests_within_its_schema(
     bridge: BridgeProcess, scripted_url: str
 ) -> None:
-    schema = schemathesis.openapi.from_url(f"{bridge.url}/openapi.json")
+    headers = {"Authorization": f"Bearer {bridge.secret}"}
+    schema = schemathesis.openapi.from_url(f"{bridge.url}/openapi.json", headers=headers)
 
     def prepare(case: Any) -> dict[str, str]:
         model = case.body.get("model") if isinstance(case.body, dict) else None

@@ -343,3 +343,15 @@ async def test_a_run_error_echoes_no_html_page_of_the_endpoint(
     error = turn.result.error or ""
     assert "Jenkins" not in error and "4711" not in error
     assert 0 < len(error) <= 301
+
+
+async def test_the_bridge_publishes_no_documents_without_its_secret(
+    default_bridge: BridgeProcess,
+) -> None:
+    async with httpx.AsyncClient(base_url=default_bridge.url, timeout=10) as c:
+        for path in ("/docs", "/redoc"):
+            assert (await c.get(path)).status_code == 404, path
+        assert (await c.get("/openapi.json")).status_code == 401
+        secret = {"Authorization": f"Bearer {default_bridge.secret}"}
+        document = await c.get("/openapi.json", headers=secret)
+        assert document.status_code == 200 and "/run" in document.json()["paths"]

@@ -6,6 +6,7 @@ import re
 
 import anyio
 import httpx
+import pytest
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from starlette.routing import Route
@@ -83,6 +84,12 @@ async def test_unknown_api_paths_need_the_token_too(token_client: httpx.AsyncCli
     assert response.status_code == 401
     authorised = await token_client.get("/api/does-not-exist", headers=BEARER)
     assert authorised.status_code == 404
+
+
+@pytest.mark.parametrize("path", ["/openapi.json", "/docs", "/redoc"])
+async def test_the_api_documents_need_the_token(token_client: httpx.AsyncClient, path: str) -> None:
+    assert (await token_client.get(path)).status_code == 401
+    assert (await token_client.get(path, headers=BEARER)).status_code == 200
 
 
 async def test_bearer_token_opens_the_api(token_client: httpx.AsyncClient) -> None:

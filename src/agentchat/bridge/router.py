@@ -128,3 +128,9 @@ def get_memory(session_id: str, service: ServiceDep) -> MemoryView:
 @router.put("/sessions/{session_id}/memory", operation_id="bridgePutMemory")
 def put_memory(session_id: str, body: MemoryUpdate, service: ServiceDep) -> MemoryView:
     return service.memory.write(body)
+
+
+@router.get("/openapi.json", include_in_schema=False)
+def openapi_document(request: Request) -> JSONResponse:
+    """The bridge's OpenAPI document, for those who hold its secret."""
+    return JSONResponse(request.app.openapi())

@@ -55,7 +55,15 @@ def create_app(settings: BridgeSettings, stop: Callable[[], None] | None = None)
             watch.cancel()
         service.shutdown()
 
-    app = FastAPI(title="Hermes Bridge", version=__version__, lifespan=lifespan)
+    # No public documents: the OpenAPI document is a route that needs the secret (router.py).
+    app = FastAPI(
+        title="Hermes Bridge",
+        version=__version__,
+        lifespan=lifespan,
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.bridge = service
     app.state.liveness = liveness
     install_error_handlers(app)

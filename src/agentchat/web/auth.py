@@ -47,10 +47,15 @@ def presents_credentials(scope: Scope) -> bool:
     return COOKIE_NAME in cookie_parser(header(scope, b"cookie") or "")
 
 
+# FastAPI's API documents: they list every route and schema, so they need the token too.
+DOCUMENT_PATHS = frozenset({"/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"})
+
+
 def needs_token(path: str) -> bool:
-    """Every /api route but health and the auth routes; the page itself holds no data."""
+    """Every /api route but health and the auth routes, and the API documents; the page
+    itself holds no data."""
     is_api = path == "/api" or path.startswith("/api/")
-    return is_api and path not in PUBLIC_API_PATHS
+    return (is_api and path not in PUBLIC_API_PATHS) or path in DOCUMENT_PATHS
 
 
 class AuthMiddleware:
