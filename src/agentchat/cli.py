@@ -196,6 +196,10 @@ def scripted_llm(
 def bridge(
     host: HostOpt = "127.0.0.1",
     port: Annotated[int, typer.Option()] = 8200,
+    uds: Annotated[
+        Path | None,
+        typer.Option(help="Listen on this Unix socket (0600) instead of --host/--port"),
+    ] = None,
     hermes_home: Annotated[Path | None, typer.Option()] = None,
     skills_dir: Annotated[Path | None, typer.Option()] = None,
     secret_stdin: Annotated[
@@ -210,7 +214,14 @@ def bridge(
 
     secret = sys.stdin.readline().strip() if secret_stdin else None
     restart_clean_if_needed(secret)
-    main(host=host, port=port, hermes_home=hermes_home, skills_dir=skills_dir, secret=secret)
+    main(
+        host=host,
+        port=port,
+        uds=uds,
+        hermes_home=hermes_home,
+        skills_dir=skills_dir,
+        secret=secret,
+    )
 
 
 if __name__ == "__main__":

@@ -7,14 +7,17 @@ Real `agentchat serve` processes and real signals; every process a test starts i
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import httpx
 import pytest
@@ -22,11 +25,12 @@ import pytest
 from tests.reliability.helpers import wait_for
 from tests.support.local_bridge import (
     alive,
+    as_nobody,
     bridge_state,
     bridges_on,
     kill,
-    squatting,
     stop_local_bridges,
+    tcp_listeners,
     wait_gone,
 )
 from tests.support.serve_process import Served, spawn_serve
@@ -161,7 +165,7 @@ def test_a_restarted_api_reuses_the_bridge_its_predecessor_left(
     state = bridge_state(serves.data_dir)
     assert state is not None and state["pid"] == pid, state
     assert state_file.stat().st_mode & 0o777 == 0o600
-    assert state["url"].startswith("http://127.0.0.1:") and len(state["secret"]) >= 16
+    assert state["url"].startswith("http+unix://") and len(state["secret"]) >= 16
     assert _health(again)["status"] == "ok"
     with httpx.Client(base_url=again.url, timeout=30) as http:
         session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
@@ -213,27 +217,48 @@ def test_a_bridge_whose_api_never_comes_back_exits_by_itself(serves: Serves) -> 
     assert (serves.home / "config.yaml").is_file()  # nothing the next API needs is removed
 
 
-def test_a_bridge_whose_port_was_taken_comes_back_elsewhere_and_runs_follow(
-    serves: Serves,
-) -> None:
+def test_no_other_user_can_reach_the_local_bridge_or_take_its_place(serves: Serves) -> None:
+    """The attack reported: a local user bound the loopback port of a restarted bridge and
+    received the bridge secret in each ping, then a run with the decrypted model key. The local
+    bridge now listens on a Unix socket in the private data folder and on no TCP port."""
     served = serves.start()
     state = bridge_state(serves.data_dir)
-    assert state is not None
-    port = urlsplit(state["url"]).port
-    assert port is not None
-    with squatting(port, served.process.pid, lambda: kill(serves.bridge_pid())):
-        wait_for(
-            lambda: bridge_state(serves.data_dir),
-            lambda now: now is not None and now["url"] != state["url"],
-            timeout=START_TIMEOUT_S,
-            what="the bridge to come back on another port",
-        )
-        wait_for(lambda: _health(served)["status"], lambda s: s == "ok", timeout=30)
-        with httpx.Client(base_url=served.url, timeout=30) as http:
-            session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
-            events = _ask(http, served, session_id, "#say on the new port")
-            assert events[-1].event == "workflow_complete", events[-1]
-    assert "restarting the local Hermes Bridge failed" in served.log()
+    assert state is not None and state["url"].startswith("http+unix://"), state
+    path = unquote(urlsplit(state["url"]).netloc)
+    assert Path(path).parent == serves.data_dir.resolve()
+    assert tcp_listeners(serves.bridge_pid()) == []
+    assert as_nobody(lambda: _connect(path)) == errno.EACCES
+
+    os.kill(served.process.pid, signal.SIGSTOP)  # no restart while the place is free
+    try:
+        kill(state["pid"])
+        assert as_nobody(lambda: _listen(path)) == errno.EACCES
+    finally:
+        os.kill(served.process.pid, signal.SIGCONT)
+    again = wait_for(
+        lambda: bridge_state(serves.data_dir),
+        lambda now: now is not None and now["pid"] != state["pid"],
+        timeout=START_TIMEOUT_S,
+        what="the supervisor to start the bridge again",
+    )
+    assert again["url"] == state["url"]
+    wait_for(lambda: _health(served)["status"], lambda s: s == "ok", timeout=30)
+    with httpx.Client(base_url=served.url, timeout=30) as http:
+        session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
+        events = _ask(http, served, session_id, "#say at the same socket")
+        assert events[-1].event == "workflow_complete", events[-1]
+
+
+def _connect(path: str) -> None:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(path)
+
+
+def _listen(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.bind(path)
 
 
 def test_a_bridge_that_stops_answering_is_replaced(serves: Serves) -> None:

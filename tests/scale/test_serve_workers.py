@@ -10,7 +10,6 @@ import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -19,7 +18,7 @@ from agentchat.local_stack import free_port, wait_for_health
 from tests.reliability.helpers import wait_for
 from tests.scale.conftest import REDIS_URL, delete_keys, drop_schema
 from tests.support.databases import fresh_database_url, worker_tag
-from tests.support.local_bridge import bridge_state, kill, squatting, stop_local_bridges
+from tests.support.local_bridge import bridge_state, kill, stop_local_bridges
 from tests.support.sse import read_events, until_terminal
 
 START_TIMEOUT_S = 120.0
@@ -136,30 +135,28 @@ def _all_workers_healthy(url: str) -> bool:
     )
 
 
-def test_workers_follow_the_bridge_when_it_comes_back_on_another_port(
+def test_workers_follow_the_bridge_when_the_parent_restarts_it(
     served: tuple[str, subprocess.Popen[bytes]], tmp_path: Path
 ) -> None:
-    """The parent restarts a dead bridge on a new port when its old one is taken; the workers
-    were told the old URL at start, so they must follow the state file to the new one."""
-    url, process = served
+    """The parent restarts a dead bridge (at its socket in the data folder, with a new pid);
+    the workers follow the state file and answer again on both workers."""
+    url, _process = served
     state = bridge_state(tmp_path)
-    assert state is not None
-    port = urlsplit(state["url"]).port
-    assert port is not None
-    with squatting(port, process.pid, lambda: kill(int(state["pid"]))):
-        wait_for(
-            lambda: bridge_state(tmp_path),
-            lambda now: now is not None and now["url"] != state["url"],
-            timeout=START_TIMEOUT_S,
-            what="the bridge to come back on another port",
-        )
-        wait_for(lambda: _all_workers_healthy(url), bool, timeout=60, what="every worker ok")
-        with httpx.Client(base_url=url, timeout=30, headers=CLOSE) as http:
-            for n in range(4):  # a connection each: both workers
-                session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
-                body = {"message": f"#say on the new port {n}"}
-                started = http.post(f"/api/chat/sessions/{session_id}/runs", json=body)
-                assert started.status_code == 201, started.text
-                run_id = started.json()["runId"]
-                events = read_events(f"{url}/api/chat/runs/{run_id}/stream", stop=until_terminal)
-                assert events[-1].data.get("finalText") == f"on the new port {n}", events[-1]
+    assert state is not None and state["url"].startswith("http+unix://"), state
+    kill(int(state["pid"]))
+    wait_for(
+        lambda: bridge_state(tmp_path),
+        lambda now: now is not None and now["pid"] != state["pid"],
+        timeout=START_TIMEOUT_S,
+        what="the parent to start the bridge again",
+    )
+    wait_for(lambda: _all_workers_healthy(url), bool, timeout=60, what="every worker ok")
+    with httpx.Client(base_url=url, timeout=30, headers=CLOSE) as http:
+        for n in range(4):  # a connection each: both workers
+            session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
+            body = {"message": f"#say after the restart {n}"}
+            started = http.post(f"/api/chat/sessions/{session_id}/runs", json=body)
+            assert started.status_code == 201, started.text
+            run_id = started.json()["runId"]
+            events = read_events(f"{url}/api/chat/runs/{run_id}/stream", stop=until_terminal)
+            assert events[-1].data.get("finalText") == f"after the restart {n}", events[-1]

@@ -11,9 +11,10 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
+from agentchat.bridge import address
+from agentchat.bridge.address import unix_url
 from tests.scale.conftest import Api, Cluster, new_cluster
 from tests.support.sse import Sse
 
@@ -52,7 +53,7 @@ def _clarify_id(events: list[Sse]) -> str:
 
 
 def _bridge_health(api: Api) -> dict[str, int]:
-    """The /health of the bridge `serve` started as its child (its port is on its command)."""
+    """The /health of the bridge `serve` started as its child (its socket is on its command)."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -61,9 +62,10 @@ def _bridge_health(api: Api) -> dict[str, int]:
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
         except (OSError, IndexError, ValueError):
             continue
-        found = re.search(r" bridge .*--port (\d+)", command)
+        found = re.search(r" bridge .*--uds (\S+)", command)
         if ppid == api.process.pid and found:
-            body: dict[str, int] = httpx.get(f"http://127.0.0.1:{found[1]}/health").json()
+            response = address.get(unix_url(found[1]), "/health", timeout=10)
+            body: dict[str, int] = response.json()
             return body
     raise AssertionError(f"no bridge child of {api.name}")
 

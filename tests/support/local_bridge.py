@@ -8,11 +8,12 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+NOBODY = 65534
 
 
 def bridge_state(data_dir: Path) -> dict[str, Any] | None:
@@ -77,30 +78,38 @@ def stop_local_bridges(data_dir: Path, home: Path | None = None) -> None:
             wait_gone(pid, 10)
 
 
-def _bind(port: int) -> socket.socket | None:
-    squatter = socket.socket()
-    squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        squatter.bind(("127.0.0.1", port))
-    except OSError:
-        squatter.close()
-        return None
-    return squatter
+def tcp_listeners(pid: int) -> list[str]:
+    """The TCP ports `pid` listens on (as /proc/net/tcp and tcp6 write them, hex)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    ports = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                ports.append(fields[1].rsplit(":", 1)[1])
+    return ports
 
 
-@contextlib.contextmanager
-def squatting(port: int, api_pid: int, kill_bridge: Callable[[], None]) -> Iterator[None]:
-    """Kill the bridge and hold its port before its supervisor can restart it there: the API
-    (where the supervisor runs) is paused meanwhile, so there is no race to bind."""
-    os.kill(api_pid, signal.SIGSTOP)
-    try:
-        kill_bridge()
-        deadline = time.monotonic() + 20
-        while (squatter := _bind(port)) is None and time.monotonic() < deadline:
-            time.sleep(0.05)  # the port is free once the killed bridge's socket is closed
-    finally:
-        os.kill(api_pid, signal.SIGCONT)
-    assert squatter is not None
-    with squatter:
-        squatter.listen()
-        yield
+def as_nobody(action: Callable[[], None]) -> int:
+    """Run `action` in a forked child as the user nobody (another local user); the errno it
+    failed with, 0 when it worked. The tests run as root, which the kernel lets in anywhere."""
+    pid = os.fork()
+    if pid == 0:  # the child: a few system calls, then out, whatever happens
+        code = 0
+        try:
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            action()
+        except OSError as exc:
+            code = exc.errno or 1
+        except BaseException:
+            code = 255
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)

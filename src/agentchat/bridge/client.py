@@ -13,6 +13,7 @@ from typing import Any, Literal
 import httpx
 from pydantic import ValidationError
 
+from agentchat.bridge.address import async_client
 from agentchat.bridge.stream_http import ConnectFailed, ReadTimedOut, StreamError, open_stream
 from agentchat.events.contract import (
     BridgeEvent,
@@ -71,8 +72,8 @@ class BridgeClient:
         self._stream_headers = headers
         self._connect_timeout, self._read_timeout = connect_timeout, read_timeout
         timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
-        self._http = httpx.AsyncClient(
-            base_url=self.base_url, headers=headers, timeout=timeout, transport=transport
+        self._http = async_client(
+            self.base_url, transport=transport, headers=headers, timeout=timeout
         )
 
     async def __aenter__(self) -> BridgeClient:

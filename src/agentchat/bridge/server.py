@@ -4,8 +4,11 @@ routes; exit when no API was heard from for `orphan_s` (a bridge `serve` started
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import socket
+import stat
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -73,9 +76,14 @@ def create_app(settings: BridgeSettings, stop: Callable[[], None] | None = None)
 
 
 def main(
-    host: str, port: int, hermes_home: Path | None, skills_dir: Path | None = None, **extra: Any
+    host: str,
+    port: int,
+    hermes_home: Path | None,
+    skills_dir: Path | None = None,
+    uds: Path | None = None,
+    **extra: Any,
 ) -> None:
-    """Entry point of `agentchat bridge`."""
+    """Entry point of `agentchat bridge`: on host:port, or on the Unix socket `uds`."""
     import uvicorn
 
     overrides: dict[str, Any] = {k: v for k, v in extra.items() if v is not None}
@@ -95,9 +103,34 @@ def main(
         raise SystemExit(HOME_TAKEN_EXIT) from exc
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
     stop.server = server
-    server.run()
+    listening = [unix_listener(uds)] if uds is not None else None  # after the home is ours
+    try:
+        server.run(sockets=listening)
+    finally:
+        for sock in listening or []:
+            sock.close()
     if not server.started:
         raise SystemExit(1)
+
+
+def unix_listener(path: Path) -> socket.socket:
+    """A socket bound at `path`, which only this user may connect to (0600): uvicorn's own
+    would be 0666. A socket left there by a bridge of this hermes home (whose lock we now
+    hold) is removed first; anything else at `path` is not."""
+    with contextlib.suppress(FileNotFoundError):
+        if stat.S_ISSOCK(os.lstat(path).st_mode):
+            path.unlink()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    umask = os.umask(0o177)
+    try:
+        sock.bind(str(path))
+    except OSError:
+        sock.close()
+        raise
+    finally:
+        os.umask(umask)
+    os.chmod(path, 0o600)
+    return sock
 
 
 class _ServerStop:

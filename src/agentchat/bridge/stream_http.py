@@ -14,7 +14,9 @@ import contextlib
 import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
+
+from agentchat.bridge.address import socket_path
 
 READ_SIZE = 65_536
 MAX_HEAD = 65_536
@@ -140,18 +142,14 @@ async def open_stream(
     """Send `METHOD url` (with a JSON body when `body` is given) and read the response's
     status line and headers."""
     parts = urlsplit(url)
-    secure = parts.scheme == "https"
-    host = parts.hostname or "127.0.0.1"
-    port = parts.port or (443 if secure else 80)
+    unix = socket_path(url)
     try:
         async with asyncio.timeout(connect_timeout):
-            reader, writer = await asyncio.open_connection(
-                host, port, ssl=ssl.create_default_context() if secure else None, limit=MAX_HEAD
-            )
+            reader, writer = await _connect(parts, unix)
     except (OSError, TimeoutError) as exc:
         raise ConnectFailed(str(exc) or type(exc).__name__) from exc
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    host_header = parts.netloc.rpartition("@")[2]
+    host_header = "localhost" if unix else parts.netloc.rpartition("@")[2]
     content = (
         ["Content-Type: application/json", f"Content-Length: {len(body)}"]
         if body is not None
@@ -174,6 +172,17 @@ async def open_stream(
         raise
     response.status, response.headers, response._buffer = head
     return response
+
+
+async def _connect(
+    parts: SplitResult, unix: str | None
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    if unix is not None:
+        return await asyncio.open_unix_connection(unix, limit=MAX_HEAD)
+    secure = parts.scheme == "https"
+    host, port = parts.hostname or "127.0.0.1", parts.port or (443 if secure else 80)
+    context = ssl.create_default_context() if secure else None
+    return await asyncio.open_connection(host, port, ssl=context, limit=MAX_HEAD)
 
 
 async def _read_head(response: StreamResponse) -> tuple[int, dict[str, str], bytes]:

@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 import httpx
 
 from agentchat import __version__
+from agentchat.bridge import address
+from agentchat.bridge.address import unix_url
 from agentchat.core.bridge_env import bridge_environment
 from agentchat.core.private_files import private_dir
 from agentchat.core.settings import Settings
@@ -22,7 +24,7 @@ from agentchat.local_stack.processes import (
     BRIDGE_START_TIMEOUT_S,
     BRIDGE_STOP_TIMEOUT_S,
     bridge_settings_env,
-    free_port,
+    bridge_socket,
     is_bridge,
     pid_alive,
     spawn_bridge,
@@ -45,15 +47,15 @@ class LocalBridge:
         self.state: BridgeState | None = None
         self._process: subprocess.Popen[bytes] | None = None
 
-    def acquire(self, port: int | None = None) -> BridgeState:
+    def acquire(self) -> BridgeState:
         """The recorded bridge when it is alive, answers with its secret and was started with
-        this configuration; otherwise a new one (on `port` when given), recorded."""
+        this configuration; otherwise a new one, recorded."""
         private_dir(self.data_dir)
         with deciding(self.data_dir):
             recorded = read_state(self.data_dir)
             if recorded is not None and recorded.config == self.config and answers(recorded):
                 return self._adopt(recorded)
-            return self._replace(recorded, port)
+            return self._replace(recorded)
 
     def _adopt(self, recorded: BridgeState) -> BridgeState:
         if self.state is None or recorded.pid != self.state.pid:
@@ -61,13 +63,13 @@ class LocalBridge:
         self.state = recorded
         return recorded
 
-    def _replace(self, recorded: BridgeState | None, port: int | None) -> BridgeState:
+    def _replace(self, recorded: BridgeState | None) -> BridgeState:
         secret = _new_secret()
         if recorded is not None:
             retire(recorded)  # other settings, or hung: it would hold the hermes home
             if recorded.config == self.config:  # `serve --workers` handed its URL and secret out
                 secret = recorded.secret
-        self.state = self._launch(port or free_port(), secret)
+        self.state = self._launch(bridge_socket(self.data_dir), secret)
         write_state(self.data_dir, self.state)
         return self.state
 
@@ -104,9 +106,9 @@ class LocalBridge:
         elif self.state is not None and is_bridge(self.state.pid):
             stop_pid(self.state.pid)
 
-    def _launch(self, port: int, secret: str) -> BridgeState:
-        process = spawn_bridge(self.settings, port, secret)
-        url = f"http://127.0.0.1:{port}"
+    def _launch(self, socket: str, secret: str) -> BridgeState:
+        process = spawn_bridge(self.settings, socket, secret)
+        url = unix_url(socket)
         try:
             wait_for_health(url, process, BRIDGE_START_TIMEOUT_S)
         except BaseException:
@@ -132,7 +134,7 @@ def answers(state: BridgeState) -> bool:
         return False
     headers = {"Authorization": f"Bearer {state.secret}"}
     try:
-        response = httpx.get(f"{state.url}/health", headers=headers, timeout=PING_TIMEOUT_S)
+        response = address.get(state.url, "/health", headers=headers, timeout=PING_TIMEOUT_S)
         return response.status_code == 200 and response.json().get("pid") == state.pid
     except (httpx.HTTPError, ValueError, AttributeError):
         return False

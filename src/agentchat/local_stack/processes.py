@@ -4,20 +4,25 @@ that may or may not still be a bridge."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
+from agentchat.bridge import address
 from agentchat.core.bridge_env import bridge_environment
 from agentchat.core.settings import Settings
 
 BRIDGE_START_TIMEOUT_S = 60.0
+MAX_SOCKET_PATH = 100  # a socket address holds 108 bytes on Linux, 104 on macOS
 BRIDGE_STOP_TIMEOUT_S = 10.0
 
 
@@ -36,12 +41,29 @@ def wait_for_health(
         if process is not None and process.poll() is not None:
             raise RuntimeError(f"{url} exited with code {process.returncode} during start-up")
         try:
-            if httpx.get(url + path, timeout=1.0).status_code == 200:
+            if address.get(url, path, timeout=1.0).status_code == 200:
                 return
         except httpx.HTTPError:
             pass
         time.sleep(0.1)
     raise RuntimeError(f"{url} did not become healthy within {timeout:.0f} s")
+
+
+def bridge_socket(data_dir: Path) -> str:
+    """Where the local bridge listens: `DATA_DIR/bridge.sock`; when that path is too long for
+    a socket address, a socket named after the data folder in a folder of this user's own in
+    the temporary directory (refused when someone else owns it or may write in it)."""
+    path = data_dir.resolve() / "bridge.sock"
+    if len(os.fsencode(path)) <= MAX_SOCKET_PATH:
+        return str(path)
+    folder = Path(tempfile.gettempdir()) / f"agentchat-{os.getuid()}"
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(mode=0o700)
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise RuntimeError(f"{folder} is not a private folder of this user: remove it")
+    digest = hashlib.sha256(os.fsencode(data_dir.resolve())).hexdigest()[:16]
+    return str(folder / f"{digest}.sock")
 
 
 def bridge_settings_env(settings: Settings) -> dict[str, str]:
@@ -55,13 +77,13 @@ def bridge_settings_env(settings: Settings) -> dict[str, str]:
     }
 
 
-def spawn_bridge(settings: Settings, port: int, secret: str) -> subprocess.Popen[bytes]:
-    """`agentchat bridge` on a loopback port in its own session (it outlives this process),
-    its secret on stdin (never in its environment, which the agent can read)."""
+def spawn_bridge(settings: Settings, socket: str, secret: str) -> subprocess.Popen[bytes]:
+    """`agentchat bridge` on the Unix socket `socket`, in its own session (it outlives this
+    process), its secret on stdin (never in its environment, which the agent can read)."""
     log_dir = settings.data_dir.resolve() / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     env = bridge_environment(bridge_settings_env(settings))
-    command = [sys.executable, "-m", "agentchat.cli", "bridge", "--port", str(port)]
+    command = [sys.executable, "-m", "agentchat.cli", "bridge", "--uds", socket]
     with (log_dir / "bridge.out").open("ab") as out:
         process = subprocess.Popen(
             [*command, "--secret-stdin"],

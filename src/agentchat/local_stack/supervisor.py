@@ -10,10 +10,10 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import httpx
 
+from agentchat.bridge import address
 from agentchat.core.bridge_status import BridgeStatus
 from agentchat.local_stack.backoff import Backoff
 from agentchat.local_stack.bridge import PING_TIMEOUT_S, LocalBridge, answers
@@ -79,14 +79,12 @@ class BridgeSupervisor(_Watcher):
         self.status.down(f"{problem}; restarting it", refuse_runs=True)
         self.bridge.kill()
         old = self.bridge.state
-        port = urlsplit(old.url).port if old else None
         while not self._stop.wait(self._backoff.delay()):
             try:
-                state = self.bridge.acquire(port)
-            except Exception as exc:  # it did not come up: wait longer, then try a new port
+                state = self.bridge.acquire()
+            except Exception as exc:  # it did not come up: wait longer and try again
                 log.warning("restarting the local Hermes Bridge failed: %s", exc)
                 self.status.down(f"{problem}; restarting it failed ({exc})", refuse_runs=True)
-                port = None
                 continue
             if old is None or (state.url, state.secret) != (old.url, old.secret):
                 for moved in self.moved:
@@ -105,8 +103,7 @@ class BridgeMonitor(_Watcher):
     ) -> None:
         super().__init__("bridge-monitor", ping_s)
         self._urls, self.status = urls, status
-        headers = {"Authorization": f"Bearer {secret}"} if secret else {}
-        self._http = httpx.Client(headers=headers, timeout=PING_TIMEOUT_S)
+        self._headers = {"Authorization": f"Bearer {secret}"} if secret else {}
 
     def check(self) -> None:
         if any(self._answers(url) for url in self._urls):
@@ -122,13 +119,10 @@ class BridgeMonitor(_Watcher):
 
     def _answers(self, url: str) -> bool:
         try:
-            return self._http.get(f"{url}/health").status_code == 200
+            response = address.get(url, "/health", headers=self._headers, timeout=PING_TIMEOUT_S)
         except httpx.HTTPError:
             return False
-
-    def stop(self, timeout: float = 5.0) -> None:
-        super().stop(timeout)
-        self._http.close()
+        return response.status_code == 200
 
 
 class BridgeFollower(_Watcher):
