@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
+import tempfile
 import threading
 from pathlib import Path
 
+import pytest
+
 from agentchat.core.bridge_status import BridgeStatus
 from agentchat.local_stack.backoff import Backoff
+from agentchat.local_stack.processes import bridge_socket
 from agentchat.local_stack.state import BridgeState, deciding, read_state, write_state
 
 STATE = BridgeState(
@@ -72,3 +78,19 @@ def test_the_status_refuses_runs_only_while_a_restart_is_under_way() -> None:
     assert status.run_refusal() == "restarting"
     status.up()
     assert status.reason is None and status.run_refusal() is None
+
+
+def test_the_bridge_socket_is_in_the_data_folder_or_a_private_one_of_this_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert bridge_socket(tmp_path) == str(tmp_path.resolve() / "bridge.sock")
+    deep = tmp_path / ("d" * 120)  # too long for a socket address
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    path = Path(bridge_socket(deep))
+    assert path.parent.name == f"agentchat-{os.getuid()}"
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert bridge_socket(deep) == str(path)  # the same data folder, the same socket
+    path.parent.chmod(0o777)  # someone else may write in it: not used
+    with pytest.raises(RuntimeError, match="not a private folder"):
+        bridge_socket(deep)
