@@ -60,3 +60,28 @@ async def test_a_refused_batch_is_written_once_the_database_takes_writes(
         await writer.flush()  # writes go through again: flush waits for them as before
     finally:
         await writer.close()
+
+
+async def test_rows_the_database_will_never_take_do_not_hold_back_the_others(
+    any_database: Database,
+) -> None:
+    """A row whose answer was deleted meanwhile (its chat deleted as the run started, on
+    PostgreSQL or MariaDB) failed its batch for ever, and every later row of the process with
+    it: those rows are dropped, one at a time, and the rest are written."""
+    db = any_database
+    live, gone = _answer(db), _answer(db)
+    with db.engine.begin() as conn:
+        conn.execute(text("UPDATE chat_message SET parent_id = NULL WHERE id = :m"), {"m": gone})
+        conn.execute(text("DELETE FROM chat_message WHERE id = :m"), {"m": gone})
+    writer = LogWriter(db, max_delay=0.01)
+    try:
+        writer.append(gone, 1, Thinking(content="for an answer that is gone"))
+        writer.append(live, 1, Thinking(content="kept"))
+        writer.checkpoint(live, ["text"])
+        await writer.flush()
+        assert _stored(db, live) == (["kept"], "text")
+        writer.append(live, 2, Status(content="later"))
+        await writer.flush()
+        assert _stored(db, live) == (["kept", "later"], "text")
+    finally:
+        await writer.close()

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import httpx
 import pytest
 
+from agentchat.app import create_app
+from agentchat.core.database import Database
 from agentchat.web.body_guard import MAX_JSON_DEPTH, too_deep
+from tests.security.conftest import client_for, make_settings
 
 MIB = 1024 * 1024
 JSON = {"Content-Type": "application/json"}
@@ -134,3 +138,35 @@ def test_too_deep_counts_only_structure() -> None:
 async def test_get_streams_pass_the_guard_untouched(client: httpx.AsyncClient) -> None:
     response = await client.get("/api/health")
     assert response.status_code == 200
+
+
+@pytest.fixture
+async def any_client(any_database: Database, tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(make_settings(tmp_path), database=any_database)
+    async with client_for(app) as c:
+        yield c
+
+
+@pytest.mark.parametrize(
+    "title",
+    ['"a\\u0000b"', '"a\\ud800b"', '"a\\udc00"', '"\\ud83d"'],
+    ids=["nul", "hi", "lo", "end"],
+)
+async def test_text_no_database_can_store_gets_422_on_every_database(
+    any_client: httpx.AsyncClient, title: str
+) -> None:
+    """PostgreSQL refused a NUL with a 422 that blamed "a number or value out of range";
+    SQLite stored it; a lone surrogate reached a 500. Now every database answers the same."""
+    body = ('{"title": ' + title + "}").encode()
+    response = await any_client.post("/api/chat/sessions", content=body, headers=JSON)
+    assert response.status_code == 422, response.text
+    assert "cannot be stored" in response.json()["error"]["message"]
+    assert (await any_client.get("/api/chat/sessions")).json()["items"] == []
+
+
+async def test_escapes_that_are_text_pass(any_client: httpx.AsyncClient) -> None:
+    for title, shown in [('"\\\\u0000"', "\\u0000"), ('"\\ud83d\\ude00"', "\U0001f600")]:
+        body = ('{"title": ' + title + "}").encode()
+        response = await any_client.post("/api/chat/sessions", content=body, headers=JSON)
+        assert response.status_code == 201, response.text
+        assert response.json()["session"]["title"] == shown

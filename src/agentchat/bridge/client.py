@@ -14,6 +14,7 @@ import httpx
 from pydantic import ValidationError
 
 from agentchat.bridge.address import async_client
+from agentchat.bridge.clean_events import clean_model
 from agentchat.bridge.stream_http import ConnectFailed, ReadTimedOut, StreamError, open_stream
 from agentchat.events.contract import (
     BridgeEvent,
@@ -134,6 +135,8 @@ class BridgeClient:
                 event = _decode(message.event, message.data)
                 if event is None:
                     continue
+                if "\\u" in message.data:  # an escape: maybe a NUL or a lone surrogate
+                    event = clean_model(event)  # (our bridge cleans; another may not)
                 yield event.with_event_id(message.num if message.id else None)
                 if isinstance(event, RunEnd):
                     return

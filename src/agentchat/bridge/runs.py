@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 from agentchat.bridge.clarify import ClarifyGate
+from agentchat.bridge.clean_events import StreamCleaner, clean_model
 from agentchat.bridge.outbox import Outbox
 from agentchat.core.errors import Conflict, NotFound
 from agentchat.events.contract import BridgeEvent, RunEnd
@@ -37,19 +38,28 @@ class RunHandle:
         self._aborted = threading.Event()
         self._lock = threading.Lock()
         self._agent: Any = None
+        self._cleaner = StreamCleaner()
 
     @property
     def aborted(self) -> bool:
         return self._aborted.is_set()
 
     def emit(self, event: BridgeEvent) -> None:
-        """Thread-safe: hand one event to the stream (answer deltas are coalesced)."""
-        self.outbox.put(event)
+        """Thread-safe: hand one event, its text cleaned, to the stream (answer deltas are
+        coalesced)."""
+        with self._lock:
+            cleaned = self._cleaner.event(event)
+        if cleaned is not None:
+            self.outbox.put(cleaned)
 
     def end(self, end: RunEnd) -> None:
         """Emit the terminal run_end and close the stream (called on the loop thread)."""
+        with self._lock:
+            rest = self._cleaner.held()
+        if rest is not None:
+            self.outbox.put(rest)
         self.finished = True
-        self.outbox.close(end)
+        self.outbox.close(clean_model(end))
 
     def attach(self, agent: Any) -> bool:
         """Bind the agent running this turn; False when the run was already aborted."""

@@ -4,7 +4,9 @@ One writer per process, so SQLite sees one writer and every flush is one short t
 with a single executemany INSERT. The same transaction checkpoints the text of the answers
 being streamed (`checkpoint`), so a crash keeps what the page had shown, a batch behind.
 A batch the database refuses (a full disk) is kept and tried again with the next one, up to
-`max_kept` rows, so what a person saw is written once the database takes writes again.
+`max_kept` rows, so what a person saw is written once the database takes writes again. A batch
+refused for what one of its rows holds (`never_taken`: its answer deleted meanwhile) is written
+row by row and that row dropped: retrying it would hold back every later row of the process.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 import anyio
 from sqlalchemy import bindparam, insert, update
+from sqlalchemy.exc import DataError, IntegrityError
 
 from agentchat.chat.tables import ChatMessage, ChatMessageLog
 from agentchat.core.clock import utcnow
@@ -134,10 +137,9 @@ class LogWriter:
                 for m, p in self._answers.items()
             ]
             self._answers = {}
-            try:
-                await anyio.to_thread.run_sync(self._write, batch, answers)
-            except Exception:
-                self._keep(batch, answers, marks)
+            left = await self._store(batch, answers)
+            if left is not None:
+                self._keep(*left, marks)
             else:
                 if self._refused:
                     log.warning("the database takes writes again after %d refusals", self._refused)
@@ -145,6 +147,19 @@ class LogWriter:
             self._written += len(batch) + len(answers)
             async with self._progress:
                 self._progress.notify_all()
+
+    async def _store(
+        self, batch: list[dict[str, Any]], answers: list[dict[str, Any]]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
+        """Write a batch; what is left to keep for the next try, or None when all is done."""
+        try:
+            await anyio.to_thread.run_sync(self._write, batch, answers)
+        except Exception as exc:
+            if not never_taken(exc):
+                return batch, answers
+            # One row the database will never take: it must not hold back the others.
+            return await anyio.to_thread.run_sync(self._write_each, batch, answers)
+        return None
 
     def _keep(
         self,
@@ -172,6 +187,31 @@ class LogWriter:
             )
             del self._pending[:excess]
 
+    def _write_each(
+        self, batch: list[dict[str, Any]], answers: list[dict[str, Any]]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
+        """After a batch refused for what it holds (a row for an answer deleted meanwhile, text
+        the database cannot store): each row in a transaction of its own, and a row refused
+        again is dropped, so it cannot hold back every later row of this process. At a refusal
+        of another kind (the disk full again) the rows not written yet are returned, to keep."""
+        for kind, rows, statement in (
+            ("batch", batch, self._insert),
+            ("answers", answers, self._checkpoint),
+        ):
+            for n, row in enumerate(rows):
+                try:
+                    with self._database.engine.begin() as conn:
+                        conn.execute(statement, [row])
+                except Exception as exc:
+                    if not never_taken(exc):
+                        log.exception("the database refused a log row")
+                        return (batch[n:], answers) if kind == "batch" else ([], answers[n:])
+                    log.error("dropped a log row the database refuses: %s", _one_line(exc))
+                else:
+                    self.rows_written += kind == "batch"
+        self.batches_written += 1
+        return None
+
     def _write(self, batch: list[dict[str, Any]], answers: list[dict[str, Any]]) -> None:
         # SQLAlchemy Core, not an ORM session: one executemany in one short transaction.
         with self._database.engine.begin() as conn:
@@ -181,3 +221,16 @@ class LogWriter:
                 conn.execute(self._checkpoint, answers)
         self.rows_written += len(batch)
         self.batches_written += 1
+
+
+def never_taken(exc: BaseException) -> bool:
+    """A refusal for what a row holds, which no retry changes: a value the column cannot store
+    (DataError), or an answer that is gone (a foreign key). A full disk, a lock or a lost
+    connection is not one of these."""
+    if isinstance(exc, DataError):
+        return True
+    return isinstance(exc, IntegrityError) and "foreign key" in str(exc.orig).lower()
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:300]

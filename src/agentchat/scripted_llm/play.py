@@ -26,6 +26,7 @@ _WORDS = re.compile(r"\s*\S+\s*$|\s*\S+", re.DOTALL)
 _VISIBLE = frozenset(
     {
         "say",
+        "say-escaped",
         "tokens",
         "echo-tool-result",
         "echo-context",
@@ -156,6 +157,8 @@ def _pieces(directive: Directive, conversation: Conversation) -> Iterator[str] |
     name, arg = directive.name, directive.arg
     if name in ("say", "think"):
         return split_words(arg)
+    if name == "say-escaped":
+        return code_units(arg)
     if name == "think-inline":
         return iter((f"<think>{arg}</think>",))
     if name == "system-contains":
@@ -171,6 +174,24 @@ def _pieces(directive: Directive, conversation: Conversation) -> Iterator[str] |
         texts = (plain_text(t) for t in conversation.user_texts)
         return split_words("CONTEXT: " + " | ".join(t for t in texts if t))
     return None
+
+
+def code_units(arg: str) -> Iterator[str]:
+    """`#say-escaped`: `arg` read as the inside of a JSON string (so `\\u0000` or a lone
+    `\\ud800` can be written), streamed one UTF-16 code unit a chunk: a character beyond the
+    BMP arrives as its two surrogate halves in two chunks, as some providers send them."""
+    try:
+        text = json.loads(f'"{arg}"')
+    except ValueError:
+        text = arg
+    for char in text:
+        code = ord(char)
+        if code > 0xFFFF:
+            code -= 0x10000
+            yield chr(0xD800 + (code >> 10))
+            yield chr(0xDC00 + (code & 0x3FF))
+        else:
+            yield char
 
 
 def _prepend(prefix: str, pieces: Iterator[str]) -> Iterator[str]:

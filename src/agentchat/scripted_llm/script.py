@@ -17,6 +17,7 @@ KNOWN = frozenset(
     {
         "think",
         "say",
+        "say-escaped",
         "tokens",
         "delay",
         "sleep",

@@ -1,15 +1,20 @@
 """Request bodies: at most `max_bytes` (413, by Content-Length and while reading a chunked
-upload), and JSON bodies must be UTF-8 and nested at most MAX_JSON_DEPTH deep (422).
+upload), and JSON bodies must be UTF-8, nested at most MAX_JSON_DEPTH deep and free of text
+no database can store (a NUL, `\u0000`, which PostgreSQL refuses; an unpaired surrogate,
+`\ud800`, which is not text at all), all 422, whatever the database.
 
 A body is read into memory (it is small by then) and replayed to the app; requests without a
 body, such as the GET streams, pass through untouched."""
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from agentchat.core.clean_text import is_clean
 from agentchat.web.asgi import header, send_error
 
 MAX_JSON_DEPTH = 100
@@ -59,7 +64,30 @@ def json_problem(body: bytes) -> str | None:
         return "The body is not valid UTF-8."
     if too_deep(text):
         return f"The JSON body is nested more than {MAX_JSON_DEPTH} levels deep."
+    if "\\u" in text and _holds_unstorable(text):
+        return (
+            "The text holds a NUL character (\\u0000) or an unpaired surrogate "
+            "(\\ud800-\\udfff), which cannot be stored."
+        )
     return None
+
+
+def _holds_unstorable(text: str) -> bool:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False  # not JSON: the route's own parsing answers that
+    return _unstorable(value)
+
+
+def _unstorable(value: Any) -> bool:
+    if isinstance(value, str):
+        return not is_clean(value)
+    if isinstance(value, dict):
+        return any(_unstorable(k) or _unstorable(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_unstorable(v) for v in value)
+    return False
 
 
 async def read_body(receive: Receive, max_bytes: int) -> bytes | None:
