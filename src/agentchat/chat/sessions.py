@@ -199,7 +199,10 @@ def live_runs(db: Session, session_ids: list[int]) -> dict[int, LiveRun]:
 
 
 def ensure_no_active_run(db: Session, session_id: int) -> None:
-    """409 `run_active` (with the run's id, for a client that offers to stop it)."""
+    """409 `run_active` (with the run's id, for a client that offers to stop it). Takes the
+    session's row lock first, the one a run start holds while it adds its answer, so a change
+    racing a start waits for it and then sees its run (checked before, both went through)."""
+    get_session(db, session_id, lock=True)
     states = live_runs(db, [session_id])
     if states:
         raise Conflict(

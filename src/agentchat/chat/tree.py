@@ -130,8 +130,8 @@ def activate(db: Session, message_id: int) -> ChatMessage:
     """Make `message_id` the active version of its siblings, and its ancestors active too, so
     it is on the active branch afterwards (409 while the session has a run)."""
     message = get_message(db, message_id)
-    ensure_no_active_run(db, message.session_id)
-    chat = get_session(db, message.session_id, lock=True)
+    ensure_no_active_run(db, message.session_id)  # takes the session's lock
+    chat = get_session(db, message.session_id)
     _activate_path(db, message)
     chat.active_leaf_id = _deepest_active_below(db, message.id)
     return message
