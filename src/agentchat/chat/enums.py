@@ -57,3 +57,4 @@ class PauseStatus(StrEnum):
     PENDING = "PENDING"
     ANSWERED = "ANSWERED"
     CANCELLED = "CANCELLED"
+    TIMED_OUT = "TIMED_OUT"  # nobody answered in time: the agent went on with its default

@@ -13,6 +13,7 @@ from agentchat.core.redact import redact_value
 from agentchat.events.contract import (
     NODE_ID,
     AnswerDelta,
+    ClarifyAnswered,
     ClarifyRequest,
     ContextCompacted,
     Interim,
@@ -53,6 +54,11 @@ class RunPublisher:
         self._record(run, event, body, event_id, stored)
         if isinstance(event, ClarifyRequest) and not stored:
             await self._record_clarify(run, event.meta)
+        if isinstance(event, ClarifyAnswered) and event.meta.timed_out and not stored:
+            meta = event.meta
+            await self.ctx.in_thread(
+                lambda db: store.time_out_pause(db, run.run_id, meta.clarify_id, meta.answer)
+            )
         if publish:
             # what `event.for_run(run_id).wire()` gives, without copying the model per token
             body.update(runId=run.run_id, nodeId=NODE_ID)  # the log writer took its fields

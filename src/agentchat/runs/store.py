@@ -171,6 +171,20 @@ def answer_pause(db: Session, run_id: str, clarify_id: str, answer: str) -> None
         )
 
 
+def time_out_pause(db: Session, run_id: str, clarify_id: str, answer: str) -> None:
+    """The bridge answered a question nobody answered in time (its default): not waiting."""
+    db.execute(
+        update(WorkflowPause)
+        .where(
+            WorkflowPause.run_id == run_id,
+            WorkflowPause.clarify_id == clarify_id,
+            WorkflowPause.status == "PENDING",
+        )
+        .values(status="TIMED_OUT", answer=answer, answered_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+
+
 def reopen_pause(db: Session, run_id: str, clarify_id: str) -> None:
     """Undo `answer_pause` when the answer did not reach the agent (unless the run ended)."""
     db.execute(
