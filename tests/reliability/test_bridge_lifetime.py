@@ -279,3 +279,36 @@ def test_a_bridge_that_stops_answering_is_replaced(serves: Serves) -> None:
     finally:
         if alive(frozen):
             os.kill(frozen, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill", "term"])
+def test_a_question_waiting_on_the_demo_model_is_answered_after_a_restart(
+    serves: Serves, sig: signal.Signals
+) -> None:
+    """The default install: the demo model runs in `serve`, the bridge outlives it. After the
+    restart the agent asks the demo model again at the URL its turn was given: the new
+    `serve` must answer there (it got a new port, and the turn failed to reach it)."""
+    served = serves.start(AGENTCHAT_SHUTDOWN_GRACE_S="1")
+    with httpx.Client(base_url=served.url, timeout=30) as http:
+        session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
+        body = {"message": "#clarify Which one?|a|b\n#say you chose well"}
+        run_id = http.post(f"/api/chat/sessions/{session_id}/runs", json=body).json()["runId"]
+        waiting = wait_for(
+            lambda: http.get(f"/api/chat/runs/{run_id}/state").json(),
+            lambda state: state["pendingClarify"] is not None,
+            timeout=60,
+            what="the question",
+        )
+    served.process.send_signal(sig)
+    served.process.wait(timeout=60)
+    again = serves.start()
+    with httpx.Client(base_url=again.url, timeout=30) as http:
+        answer = {"clarifyId": waiting["pendingClarify"]["clarifyId"], "answer": "a"}
+        assert http.post(f"/api/chat/runs/{run_id}/clarify", json=answer).status_code == 200
+        ended = wait_for(
+            lambda: http.get(f"/api/chat/runs/{run_id}/state").json(),
+            lambda state: state["status"] != "RUNNING",
+            timeout=90,
+            what="the run to end",
+        )
+    assert (ended["status"], ended["finalText"]) == ("SUCCESS", "you chose well"), ended

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar
+from urllib.parse import urlsplit
 
 from agentchat.core.bridge_status import BridgeStatus
+from agentchat.core.private_files import private_dir
 from agentchat.core.settings import Settings
 from agentchat.local_stack.bridge import LocalBridge
 from agentchat.local_stack.processes import free_port, wait_for_health
@@ -18,6 +21,8 @@ from agentchat.local_stack.supervisor import (
     BridgeSupervisor,
     Moved,
 )
+
+DEMO_PORT_FILE = "demo-model.port"
 
 __all__ = [
     "LocalStack",
@@ -45,9 +50,7 @@ class LocalStack:
         if self.settings.scripted_llm_url:  # started once by `serve --workers` for all workers
             self.scripted_url = self.settings.scripted_llm_url
         elif self.settings.start_scripted_llm:
-            from agentchat.scripted_llm.server import serve_in_thread
-
-            self.scripted_url, stop = serve_in_thread()
+            self.scripted_url, stop = start_demo_model(self.settings.data_dir.resolve())
             self._stops.append(stop)
         if self.settings.bridge_urls and self.settings.follow_local_bridge:
             self._follow_local()
@@ -107,6 +110,26 @@ class LocalStack:
         self.stop()
         if self._bridge is not None:
             self._bridge.stop()
+
+
+def start_demo_model(data_dir: Path) -> tuple[str, Callable[[], None]]:
+    """The scripted demo model on a thread, on the port it had before when that is free: the
+    bridge outlives the API, and its turns (a clarify answered after a restart, a stream cut
+    by it) ask the demo model again at the URL they were given."""
+    from agentchat.scripted_llm.server import serve_in_thread
+
+    record = data_dir / DEMO_PORT_FILE
+    try:
+        port = int(record.read_text().strip())
+    except (OSError, ValueError):
+        port = 0
+    try:
+        url, stop = serve_in_thread(port=port)
+    except OSError:  # taken since: another port (runs of the old one cannot come back)
+        url, stop = serve_in_thread()
+    private_dir(data_dir)
+    record.write_text(f"{urlsplit(url).port}\n")
+    return url, stop
 
 
 def several_workers_problem(settings: Settings) -> str | None:
