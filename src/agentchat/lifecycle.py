@@ -28,8 +28,9 @@ from agentchat.local_stack import LocalStack
 from agentchat.migrations.on_start import migration_lock
 from agentchat.models.service import ensure_default_model, update_builtin_base_url
 from agentchat.runs.bridges import BridgeRouter
+from agentchat.runs.file_owners import FileRunOwners
 from agentchat.runs.log_writer import LogWriter
-from agentchat.runs.owners import HEARTBEAT_S, RunOwners
+from agentchat.runs.owners import HEARTBEAT_S, Owners, RunOwners
 from agentchat.runs.periodic import Periodic
 from agentchat.runs.service import RunService
 from agentchat.shutdown_deadline import ShutdownDeadline
@@ -71,20 +72,22 @@ def _bus(settings: Settings) -> EventBus:
     return make_bus(None)
 
 
-def _owners(settings: Settings) -> tuple[RunOwners | None, ControlBus | None]:
+def _owners(settings: Settings) -> tuple[Owners, ControlBus | None]:
     """With Redis: the owner keys of runs, and the control channel named by the owner token
-    (steering requests for the runs this process drives come on it)."""
+    (steering requests for the runs this process drives come on it). Without: locks in the
+    data folder, for the processes on this machine that share it."""
     if not settings.redis_url:
-        return None, None
+        return FileRunOwners(settings.data_dir.resolve() / "run-owners"), None
     owners = RunOwners.from_url(settings.redis_url, settings.redis_prefix)
     return owners, ControlBus.from_url(settings.redis_url, settings.redis_prefix, owners.token)
 
 
-def _loops(runs: RunService, owners: RunOwners | None) -> list[Periodic]:
-    """The sweeper (ends whose write failed, orphans; at once, then every few seconds) and,
-    with several processes, the owner heartbeat."""
-    sweep = Periodic(runs.settle, SWEEP_S, "run-sweeper", at_once=owners is not None)
-    if owners is None:
+def _loops(runs: RunService, owners: Owners) -> list[Periodic]:
+    """The sweeper (ends whose write failed, orphans; every few seconds, with several
+    processes at once too) and, with Redis, the owner heartbeat."""
+    shared = isinstance(owners, RunOwners)
+    sweep = Periodic(runs.settle, SWEEP_S, "run-sweeper", at_once=shared)
+    if not shared:
         return [sweep]
     return [Periodic(owners.heartbeat, HEARTBEAT_S, "run-owner-heartbeat"), sweep]
 
@@ -108,7 +111,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             database, bus, bridges, LogWriter(database), settings, owners, status, control_bus
         )
         loops = _loops(runs, owners)
-        failed = await runs.recover() if owners is None else []
+        failed = [] if isinstance(owners, RunOwners) else await runs.recover()
         if failed:
             log.warning("stored %d answers no bridge holds any more as interrupted", len(failed))
         for loop in loops:
@@ -125,8 +128,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await runs.shutdown(deadline.remaining())  # still taking steering meanwhile
         if control_bus is not None:
             await control_bus.aclose()
-        if owners is not None:
-            await owners.aclose()
+        await owners.aclose()
         await bus.close()
         await bridges.aclose()
     finally:

@@ -1,8 +1,7 @@
 """Promise 1: an API killed mid-run leaves nothing RUNNING after a restart, and keeps what it
-had saved (the question, the logs flushed so far, the earlier answers). Here the scripted
-model lives in the killed API, so the turn its bridge kept going fails on the model: the
-restarted API re-attaches to it and stores that end (test_reattach.py has a model that
-survives)."""
+had saved (the question, the logs flushed so far, the earlier answers). The demo model lives
+in the killed API and comes back on its port with the restarted one, so the turn its bridge
+kept going asks it again and completes: the restarted API re-attaches and stores that end."""
 
 from __future__ import annotations
 
@@ -17,7 +16,8 @@ from tests.reliability.helpers import SETTLED, answers, log_kinds, wait_for
 from tests.support.servers import BridgeProcess
 from tests.support.sse import read_events, until_terminal
 
-LONG = "#think working slowly\n#todo step one; step two\n#delay 100\n#tokens 400"
+LONG = "#think working slowly\n#todo step one; step two\n#delay 40\n#tokens 400"
+WHOLE = " ".join(f"t{n}" for n in range(1, 401))
 
 
 def _detail(http: httpx.Client, session_id: int) -> dict[str, Any]:
@@ -65,19 +65,19 @@ def test_a_killed_api_leaves_no_answer_running_after_restart(
                 "SENT",
                 "SUCCESS",
                 "SENT",
-                "FAILED",
+                "SUCCESS",
             ]
             assert detail["messages"][:3] == saved[:3]
-            failed = detail["messages"][-1]
-            assert failed["runId"] == run_id and failed["error"]
-            assert {"thinking", "todo_update"} <= set(log_kinds(failed))
+            ended_answer = detail["messages"][-1]
+            assert ended_answer["runId"] == run_id and ended_answer["content"] == WHOLE
+            assert {"thinking", "todo_update"} <= set(log_kinds(ended_answer))
             state = http.get(f"/api/chat/runs/{run_id}/state").json()
-            assert state["status"] == "FAILED"
+            assert state["status"] == "SUCCESS"
             ended = read_events(f"{api.url}/api/chat/runs/{run_id}/stream", stop=until_terminal)
-            assert ended[-1].event == "workflow_error"
+            assert ended[-1].event == "workflow_complete"
             assert [e.num for e in ended] == list(range(1, len(ended) + 1))
 
-            # A new version of the interrupted question: its branch leaves the failed turn out.
+            # A new version of the question the restart crossed: a branch of its own.
             edited = http.patch(
                 f"/api/chat/messages/{detail['messages'][2]['id']}",
                 json={"content": "#say after the restart"},

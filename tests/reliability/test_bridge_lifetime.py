@@ -312,3 +312,33 @@ def test_a_question_waiting_on_the_demo_model_is_answered_after_a_restart(
             what="the run to end",
         )
     assert (ended["status"], ended["finalText"]) == ("SUCCESS", "you chose well"), ended
+
+
+def test_two_serves_on_one_data_folder_do_not_both_drive_a_run(serves: Serves) -> None:
+    """Without Redis each process took every RUNNING answer it did not drive itself for an
+    orphan and re-attached it: two drivers, and every log line stored twice. The process that
+    drives a run now holds a lock on it in the data folder, which the other respects."""
+    first = serves.start()
+    with httpx.Client(base_url=first.url, timeout=30) as http:
+        session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
+        body = {"message": "#think pondering\n#clarify Which?|x|y\n#say chose"}
+        run_id = http.post(f"/api/chat/sessions/{session_id}/runs", json=body).json()["runId"]
+        waiting = wait_for(
+            lambda: http.get(f"/api/chat/runs/{run_id}/state").json(),
+            lambda state: state["pendingClarify"] is not None,
+            timeout=60,
+            what="the question",
+        )
+        serves.start()  # healthy once its start-up sweep has looked at every RUNNING answer
+        answer = {"clarifyId": waiting["pendingClarify"]["clarifyId"], "answer": "x"}
+        assert http.post(f"/api/chat/runs/{run_id}/clarify", json=answer).status_code == 200
+        wait_for(
+            lambda: http.get(f"/api/chat/runs/{run_id}/state").json()["status"],
+            lambda status: status == "SUCCESS",
+            timeout=60,
+            what="the run to end",
+        )
+        logs = http.get(f"/api/chat/sessions/{session_id}").json()["messages"][-1]["logs"]
+    seqs = [line["seq"] for line in logs]
+    assert seqs == sorted(set(seqs)), seqs  # each line once
+    assert [line["kind"] for line in logs].count("clarify_answered") == 1

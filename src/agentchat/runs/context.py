@@ -23,7 +23,7 @@ from agentchat.models.wire import wire_secrets
 from agentchat.runs import store
 from agentchat.runs.final_write import FinalWrites, Unsaved
 from agentchat.runs.log_writer import LogWriter
-from agentchat.runs.owners import RunOwners
+from agentchat.runs.owners import Owners
 from agentchat.runs.ports import Bridge, Bridges
 from agentchat.runs.remote import Remote
 
@@ -73,7 +73,7 @@ class RunContext:
     bridges: Bridges
     log_writer: LogWriter
     settings: Settings
-    owners: RunOwners | None = None
+    owners: Owners | None = None
     bridge_status: BridgeStatus = field(default_factory=BridgeStatus)
     remote: Remote | None = None  # steering runs that other API processes drive
     active: dict[str, ActiveRun] = field(default_factory=dict)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import socket
 import uuid
+from typing import Protocol
 
 from redis.asyncio import Redis
 
@@ -69,3 +70,21 @@ class RunOwners:
 
     async def aclose(self) -> None:
         await self._redis.aclose()
+
+
+class Owners(Protocol):
+    """What the run service needs of either kind of owner record (Redis, or file locks)."""
+
+    token: str
+
+    async def claim(self, run_id: str) -> None: ...
+
+    async def adopt(self, run_id: str) -> bool: ...
+
+    async def release(self, run_id: str) -> None: ...
+
+    async def heartbeat(self) -> None: ...
+
+    async def alive(self, run_ids: list[str]) -> set[str]: ...
+
+    async def aclose(self) -> None: ...

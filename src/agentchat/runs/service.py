@@ -29,7 +29,7 @@ from agentchat.runs.driver import RunDriver
 from agentchat.runs.launcher import Launcher
 from agentchat.runs.log_writer import LogWriter
 from agentchat.runs.memory_proxy import MemoryProxy
-from agentchat.runs.owners import RunOwners
+from agentchat.runs.owners import Owners, RunOwners
 from agentchat.runs.ports import Bridges
 from agentchat.runs.publisher import RunPublisher
 from agentchat.runs.recovery import Recovery
@@ -54,11 +54,12 @@ class RunService:
         bridges: Bridges,
         log_writer: LogWriter,
         settings: Settings,
-        owners: RunOwners | None = None,
+        owners: Owners | None = None,
         bridge_status: BridgeStatus | None = None,
         control_bus: ControlBus | None = None,
     ) -> None:
-        remote = Remote(control_bus, owners) if control_bus and owners else None
+        shared = owners if isinstance(owners, RunOwners) else None
+        remote = Remote(control_bus, shared) if control_bus and shared else None
         self.ctx = RunContext(
             database,
             bus,
