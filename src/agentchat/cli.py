@@ -56,6 +56,19 @@ def _schema(settings: object, *, migrate: bool, command: str) -> None:
         raise typer.Exit(2) from exc
 
 
+def _redis_reachable(settings: object) -> None:
+    """With AGENTCHAT_REDIS_URL: one clear line and exit 2 when Redis does not answer, before
+    anything is started (it printed a traceback, exited 3 and left its bridge running)."""
+    from agentchat.core.settings import Settings
+    from agentchat.events.redis_health import redis_problem
+
+    assert isinstance(settings, Settings)
+    problem = redis_problem(settings.redis_url) if settings.redis_url else None
+    if problem:
+        typer.echo(f"agentchat serve: {problem}", err=True)
+        raise typer.Exit(2)
+
+
 def _say(command: str) -> Callable[[str], None]:
     return lambda line: typer.echo(f"agentchat {command}: {line}", err=True)
 
@@ -119,6 +132,7 @@ def serve(
         raise typer.Exit(2) from exc
     if note := bind_note(settings.host, settings):
         typer.echo(f"agentchat serve: {note}", err=True)
+    _redis_reachable(settings)
     _schema(settings, migrate=settings.migrate, command="serve")
     if workers > 1:
         _serve_workers(settings, settings.host, settings.port, workers)

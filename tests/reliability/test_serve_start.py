@@ -172,3 +172,18 @@ def test_a_database_that_cannot_be_reached_is_refused_in_one_line(
     lines = served[0].log().strip().splitlines()
     assert len(lines) == 1 and "cannot reach the database" in lines[0], lines
     assert "hidden-pw" not in lines[0]
+
+
+def test_a_redis_that_cannot_be_reached_is_refused_in_one_line(
+    tmp_path: Path, served: list[Served]
+) -> None:
+    """It printed a 95-line traceback, exited 3, and left its bridge running."""
+    data_dir = tmp_path / "data"
+    redis = f"redis://:hidden-pw@127.0.0.1:{free_port()}/0"
+    env = {"AGENTCHAT_REDIS_URL": redis, "AGENTCHAT_START_BRIDGE": "true"}
+    served.append(spawn_serve(tmp_path, "--data-dir", str(data_dir), env=env))
+    assert served[0].wait_exit() == 2
+    lines = served[0].log().strip().splitlines()
+    assert len(lines) == 1 and "Redis at" in lines[0] and "does not answer" in lines[0], lines
+    assert "hidden-pw" not in lines[0]
+    assert not (data_dir / "bridge.json").exists()  # nothing was started

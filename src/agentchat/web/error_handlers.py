@@ -7,6 +7,8 @@ import logging
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from sqlalchemy.exc import DataError, OperationalError
 
 from agentchat.core.error_handlers import install_error_handlers, unexpected_error
@@ -33,6 +35,15 @@ def install_api_error_handlers(app: FastAPI) -> None:
         message = f"the database cannot be used right now: {exc.orig}"
         body = {"error": {"code": "database_unavailable", "message": message}}
         return JSONResponse(body, status_code=503)
+
+    @app.exception_handler(RedisConnectionError)
+    @app.exception_handler(RedisTimeoutError)
+    async def _bus_unavailable(_: Request, exc: Exception) -> JSONResponse:
+        # Redis (the event bus of several API processes) does not answer: nothing is lost.
+        log.error("the event bus does not answer: %s", exc)
+        message = "the event bus (Redis) does not answer right now; try again in a moment"
+        body = {"error": {"code": "bus_unavailable", "message": message}}
+        return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

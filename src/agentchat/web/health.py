@@ -1,7 +1,8 @@
 """GET /api/health: the API is up and its database answers (503 `database_unavailable` when
 the database file is gone or replaced, or the database does not answer). While the bridges do
 not answer (the local one is being restarted, or no configured one answers) it is 200 with
-`{"status": "degraded", "reason": ...}`: the API serves, runs cannot. The page polls it to show
+`{"status": "degraded", "reason": ...}`: the API serves, runs cannot; so it is while the event
+bus (Redis, with several API processes) does not answer. The page polls it to show
 a banner while that lasts."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pydantic import BaseModel
 
 from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.deps import DatabaseDep
+from agentchat.events.redis_health import redis_problem
 
 router = APIRouter(tags=["health"])
 
@@ -28,5 +30,9 @@ def health(request: Request, database: DatabaseDep) -> Health:
     database.check()
     status: BridgeStatus | None = getattr(request.app.state, "bridge_status", None)
     if status is not None and (reason := status.reason) is not None:
+        return Health(status="degraded", database=database.dialect, reason=reason)
+    redis_url = request.app.state.settings.redis_url
+    if redis_url and (problem := redis_problem(redis_url)):
+        reason = f"answers cannot stream now: {problem}"
         return Health(status="degraded", database=database.dialect, reason=reason)
     return Health(status="ok", database=database.dialect)

@@ -1,0 +1,130 @@
+"""Redis (the event bus of several API processes) goes away and comes back: health says so,
+requests that need it answer 503 `bus_unavailable` (they answered 500 `internal`, also on the
+first request after Redis was back), nothing is half written, and runs start again after."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from agentchat.local_stack import free_port, wait_for_health
+from agentchat.scripted_llm.server import serve_in_thread
+from tests.reliability.helpers import wait_for
+from tests.support.databases import drop_database, fresh_database_url, worker_tag
+from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.sse import read_events, until_terminal
+
+pytestmark = pytest.mark.timeout(240)
+
+
+class OwnRedis:
+    """A redis-server of this test's own, on a free port (the shared one is not touched)."""
+
+    def __init__(self, root: Path) -> None:
+        self.port, self.root = free_port(), root
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+        command += ["--save", "", "--appendonly", "no", "--dir", str(self.root)]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+        from redis import Redis
+
+        client = Redis.from_url(self.url, socket_connect_timeout=1)
+        wait_for(lambda: _pings(client), bool, timeout=20, what="redis to start")
+        client.close()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+def _pings(client: object) -> bool:
+    try:
+        return bool(client.ping())  # type: ignore[attr-defined]
+    except Exception:
+        return False
+
+
+@pytest.fixture
+def redis(tmp_path: Path) -> Iterator[OwnRedis]:
+    value = OwnRedis(tmp_path)
+    value.start()
+    yield value
+    value.stop()
+
+
+@pytest.fixture
+def served(tmp_path: Path, redis: OwnRedis) -> Iterator[str]:
+    tag = f"redis_{worker_tag()}_{uuid.uuid4().hex[:6]}"
+    database = fresh_database_url("postgresql", tmp_path, tag=tag)
+    scripted, stop_scripted = serve_in_thread()
+    bridge: BridgeProcess = start_bridge(tmp_path / "bridge")
+    port = free_port()
+    env = {
+        **os.environ,
+        "AGENTCHAT_DATA_DIR": str(tmp_path / "data"),
+        "AGENTCHAT_BRIDGE_SECRET": bridge.secret or "",
+        "AGENTCHAT_SCRIPTED_LLM_URL": scripted,
+        "AGENTCHAT_START_BRIDGE": "false",
+        "AGENTCHAT_RUN_RATE_PER_MINUTE": "0",
+        "AGENTCHAT_REDIS_PREFIX": f"test-{tag}:",
+    }
+    command = [sys.executable, "-m", "agentchat.cli", "serve", "--port", str(port)]
+    command += ["--database-url", database, "--redis-url", redis.url, "--bridge-url", bridge.url]
+    with (tmp_path / "api.out").open("ab") as out:
+        api = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_health(url, api, 60, path="/api/health")
+        yield url
+    finally:
+        api.terminate()
+        api.wait(timeout=30)
+        bridge.stop()
+        stop_scripted()
+        drop_database("postgresql", tag)
+
+
+def test_health_and_run_starts_follow_redis(served: str, redis: OwnRedis) -> None:
+    with httpx.Client(base_url=served, timeout=30) as http:
+        session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
+        assert http.get("/api/health").json()["status"] == "ok"
+
+        redis.stop()
+        degraded = wait_for(
+            lambda: http.get("/api/health").json(),
+            lambda body: body["status"] == "degraded",
+            timeout=30,
+            what="health to say the bus is gone",
+        )
+        assert "Redis" in degraded["reason"], degraded
+        refused = http.post(f"/api/chat/sessions/{session_id}/runs", json={"message": "#say x"})
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["error"]["code"] == "bus_unavailable"
+
+        redis.start()
+        wait_for(lambda: http.get("/api/health").json()["status"], lambda s: s == "ok", 30)
+        started = http.post(f"/api/chat/sessions/{session_id}/runs", json={"message": "#say back"})
+        assert started.status_code == 201, started.text
+        run_id = started.json()["runId"]
+        events = read_events(f"{served}/api/chat/runs/{run_id}/stream", stop=until_terminal)
+        assert events[-1].event == "workflow_complete", events[-1]
+        messages = http.get(f"/api/chat/sessions/{session_id}").json()["messages"]
+    # the refused start left no question behind; the one after it is answered
+    assert [(m["role"], m["status"]) for m in messages] == [
+        ("USER", "SENT"),
+        ("ASSISTANT", "SUCCESS"),
+    ]
