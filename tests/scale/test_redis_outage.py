@@ -5,6 +5,7 @@ first request after Redis was back), nothing is half written, and runs start aga
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import uuid
@@ -128,3 +129,51 @@ def test_health_and_run_starts_follow_redis(served: str, redis: OwnRedis) -> Non
         ("USER", "SENT"),
         ("ASSISTANT", "SUCCESS"),
     ]
+
+
+WHOLE = " ".join(f"t{n}" for n in range(1, 201))
+
+
+@pytest.mark.parametrize("outage", ["pause", "restart"])
+def test_an_answer_streaming_across_an_outage_is_stored_whole(
+    served: str, redis: OwnRedis, outage: str
+) -> None:
+    """It was stored FAILED ("The run failed: Timeout reading from …"), cut at a fifth of its
+    text, though its bridge finished it. The run is now left to its bridge while Redis is
+    away and re-attached once it is back."""
+    with httpx.Client(base_url=served, timeout=30) as http:
+        session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
+        body = {"message": "#delay 40\n#tokens 200"}
+        run_id = http.post(f"/api/chat/sessions/{session_id}/runs", json=body).json()["runId"]
+        wait_for(
+            lambda: http.get(f"/api/chat/runs/{run_id}/state").json()["eventCount"],
+            lambda count: count >= 20,
+            timeout=30,
+            what="the answer to stream",
+        )
+        assert redis.process is not None
+        if outage == "pause":
+            redis.process.send_signal(signal.SIGSTOP)
+            try:
+                wait_for(
+                    lambda: http.get("/api/health").json()["status"],
+                    lambda s: s == "degraded",
+                    timeout=30,
+                )
+            finally:
+                redis.process.send_signal(signal.SIGCONT)
+        else:
+            redis.stop()
+            wait_for(
+                lambda: http.get("/api/health").json()["status"],
+                lambda s: s == "degraded",
+                timeout=30,
+            )
+            redis.start()
+        answer = wait_for(
+            lambda: http.get(f"/api/chat/sessions/{session_id}").json()["messages"][-1],
+            lambda m: m["status"] != "RUNNING",
+            timeout=120,
+            what="the answer to end",
+        )
+    assert (answer["status"], answer["content"]) == ("SUCCESS", WHOLE), answer

@@ -8,6 +8,9 @@ import contextlib
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
 from agentchat.bridge.client import BridgeUnavailable
 from agentchat.events.contract import BridgeEvent, RunEnd
 from agentchat.runs import outcomes, store
@@ -59,6 +62,14 @@ class RunDriver:
                 await self._abort(run)
                 await self._finish(run, outcomes.interrupted(run, INTERRUPTED_ERROR))
             raise
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            # The event bus is away, not the run: its bridge keeps it going and holds its
+            # events; the sweeper re-attaches it once Redis answers again.
+            log.warning(
+                "run %s: the event bus does not answer (%s); left to its bridge", run.run_id, exc
+            )
+            await self._detach(run)
+            return
         except Exception as exc:
             log.exception("run %s failed", run.run_id)
             outcome = outcomes.failure(run, f"The run failed: {exc}")
