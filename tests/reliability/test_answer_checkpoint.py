@@ -1,7 +1,8 @@
 """Finding 1: `kill -9` of the API mid-answer keeps the text a client had seen; SIGTERM
 (finding 8) too. The demo model lives in the API here and comes back on its port with the
 restarted one: the turn its bridge kept going asks it again, and the restarted API
-re-attaches and stores the whole answer, which starts with every character the client saw."""
+re-attaches and stores its end: the whole answer when the model was back before hermes gave
+up asking, else the failure, with every character the client saw either way."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import httpx
 import pytest
 
 from tests.reliability.api_process import start_api
-from tests.reliability.helpers import last_answer, streamed_text, wait_for
+from tests.reliability.helpers import SETTLED, last_answer, streamed_text, wait_for
 from tests.support.servers import BridgeProcess
 from tests.support.sse import read_events
 
@@ -56,9 +57,12 @@ def test_the_text_a_client_saw_survives_the_api(
                 timeout=60,
                 what="the re-attached answer to end",
             )
-            assert answer["status"] == "SUCCESS", answer
+            assert answer["status"] in SETTLED | {"INTERRUPTED"}
             assert answer["content"].startswith(seen), (len(answer["content"]), len(seen))
-            assert answer["content"] == WHOLE
+            if answer["status"] == "SUCCESS":
+                assert answer["content"] == WHOLE
+            else:
+                assert answer["error"]
             state = http.get(f"/api/chat/runs/{run_id}/state").json()
             assert state["status"] == answer["status"]
     finally:

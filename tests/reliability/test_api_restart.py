@@ -1,7 +1,8 @@
 """Promise 1: an API killed mid-run leaves nothing RUNNING after a restart, and keeps what it
 had saved (the question, the logs flushed so far, the earlier answers). The demo model lives
 in the killed API and comes back on its port with the restarted one, so the turn its bridge
-kept going asks it again and completes: the restarted API re-attaches and stores that end."""
+kept going asks it again: it completes when the model is back before hermes gives up, else
+it fails on the model; the restarted API re-attaches and stores that end."""
 
 from __future__ import annotations
 
@@ -61,20 +62,20 @@ def test_a_killed_api_leaves_no_answer_running_after_restart(
                 timeout=60,
                 what="the re-attached answer to end",
             )
-            assert [m["status"] for m in detail["messages"]] == [
-                "SENT",
-                "SUCCESS",
-                "SENT",
-                "SUCCESS",
-            ]
+            statuses = [m["status"] for m in detail["messages"]]
+            assert statuses[:3] == ["SENT", "SUCCESS", "SENT"] and statuses[3] in SETTLED
             assert detail["messages"][:3] == saved[:3]
             ended_answer = detail["messages"][-1]
-            assert ended_answer["runId"] == run_id and ended_answer["content"] == WHOLE
+            assert ended_answer["runId"] == run_id
+            if ended_answer["status"] == "SUCCESS":
+                assert ended_answer["content"] == WHOLE
+            else:
+                assert ended_answer["error"]
             assert {"thinking", "todo_update"} <= set(log_kinds(ended_answer))
             state = http.get(f"/api/chat/runs/{run_id}/state").json()
-            assert state["status"] == "SUCCESS"
+            assert state["status"] == ended_answer["status"]
             ended = read_events(f"{api.url}/api/chat/runs/{run_id}/stream", stop=until_terminal)
-            assert ended[-1].event == "workflow_complete"
+            assert ended[-1].event in ("workflow_complete", "workflow_error")
             assert [e.num for e in ended] == list(range(1, len(ended) + 1))
 
             # A new version of the question the restart crossed: a branch of its own.

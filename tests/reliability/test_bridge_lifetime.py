@@ -103,6 +103,20 @@ def _ask(http: httpx.Client, served: Served, session_id: int, message: str) -> l
     return read_events(f"{served.url}/api/chat/runs/{run_id}/stream", stop=until_terminal)
 
 
+def _waiting_question(http: httpx.Client, message: str) -> tuple[int, str, str]:
+    """A new chat whose run asks a question: (session id, run id, clarify id) once it waits."""
+    session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
+    body = {"message": message}
+    run_id = http.post(f"/api/chat/sessions/{session_id}/runs", json=body).json()["runId"]
+    waiting = wait_for(
+        lambda: http.get(f"/api/chat/runs/{run_id}/state").json(),
+        lambda state: state["pendingClarify"] is not None,
+        timeout=60,
+        what="the question",
+    )
+    return session_id, run_id, waiting["pendingClarify"]["clarifyId"]
+
+
 def _messages(http: httpx.Client, session_id: int) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = http.get(f"/api/chat/sessions/{session_id}").json()["messages"]
     return messages
@@ -290,20 +304,12 @@ def test_a_question_waiting_on_the_demo_model_is_answered_after_a_restart(
     `serve` must answer there (it got a new port, and the turn failed to reach it)."""
     served = serves.start(AGENTCHAT_SHUTDOWN_GRACE_S="1")
     with httpx.Client(base_url=served.url, timeout=30) as http:
-        session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
-        body = {"message": "#clarify Which one?|a|b\n#say you chose well"}
-        run_id = http.post(f"/api/chat/sessions/{session_id}/runs", json=body).json()["runId"]
-        waiting = wait_for(
-            lambda: http.get(f"/api/chat/runs/{run_id}/state").json(),
-            lambda state: state["pendingClarify"] is not None,
-            timeout=60,
-            what="the question",
-        )
+        _, run_id, clarify_id = _waiting_question(http, "#clarify Which?|a|b\n#say you chose well")
     served.process.send_signal(sig)
     served.process.wait(timeout=60)
     again = serves.start()
     with httpx.Client(base_url=again.url, timeout=30) as http:
-        answer = {"clarifyId": waiting["pendingClarify"]["clarifyId"], "answer": "a"}
+        answer = {"clarifyId": clarify_id, "answer": "a"}
         assert http.post(f"/api/chat/runs/{run_id}/clarify", json=answer).status_code == 200
         ended = wait_for(
             lambda: http.get(f"/api/chat/runs/{run_id}/state").json(),
@@ -320,17 +326,10 @@ def test_two_serves_on_one_data_folder_do_not_both_drive_a_run(serves: Serves) -
     drives a run now holds a lock on it in the data folder, which the other respects."""
     first = serves.start()
     with httpx.Client(base_url=first.url, timeout=30) as http:
-        session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
-        body = {"message": "#think pondering\n#clarify Which?|x|y\n#say chose"}
-        run_id = http.post(f"/api/chat/sessions/{session_id}/runs", json=body).json()["runId"]
-        waiting = wait_for(
-            lambda: http.get(f"/api/chat/runs/{run_id}/state").json(),
-            lambda state: state["pendingClarify"] is not None,
-            timeout=60,
-            what="the question",
-        )
+        ask = "#think pondering\n#clarify Which?|x|y\n#say chose"
+        session_id, run_id, clarify_id = _waiting_question(http, ask)
         serves.start()  # healthy once its start-up sweep has looked at every RUNNING answer
-        answer = {"clarifyId": waiting["pendingClarify"]["clarifyId"], "answer": "x"}
+        answer = {"clarifyId": clarify_id, "answer": "x"}
         assert http.post(f"/api/chat/runs/{run_id}/clarify", json=answer).status_code == 200
         wait_for(
             lambda: http.get(f"/api/chat/runs/{run_id}/state").json()["status"],
