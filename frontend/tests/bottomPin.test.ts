@@ -45,6 +45,13 @@ describe('createBottomPin', () => {
     expect(createBottomPin().scrolled(box(1450))).toBe(true)
   })
 
+  it('does not take the page\'s own scroll, overtaken by growing content, for the reader\'s', () => {
+    const pin = createBottomPin()
+    pin.scrolled(box(1500))
+    pin.moved(box(1600, 2100)) // the page scrolled to the bottom of 2100 px...
+    expect(pin.scrolled(box(1600, 2200))).toBe(true) // ...and the content grew before its event
+  })
+
   it('knows the keys that scroll up', () => {
     expect(isScrollUpKey({ key: 'PageUp' })).toBe(true)
     expect(isScrollUpKey({ key: 'ArrowUp' })).toBe(true)

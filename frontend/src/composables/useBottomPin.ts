@@ -5,7 +5,7 @@
 // frame after its text arrives; a person opening an older answer's details is not followed), and
 // stays at the bottom when it gets shorter (the phone's keyboard opening).
 import { onScopeDispose, ref, watch, type Ref } from 'vue'
-import { createBottomPin, isScrollUpKey } from '@/lib/bottomPin'
+import { createBottomPin, distanceFromBottom, isScrollUpKey } from '@/lib/bottomPin'
 
 export interface BottomPinHandle {
   /** Whether the element follows its newest content. */
@@ -39,7 +39,9 @@ export function useBottomPin(element: Ref<HTMLElement | null>, options: BottomPi
   }
   function scrollToBottom(): void {
     const el = element.value
-    if (el) el.scrollTop = el.scrollHeight
+    if (!el) return
+    el.scrollTop = el.scrollHeight
+    pin.moved(el)
   }
   function onWheel(event: WheelEvent): void {
     if (event.deltaY < 0) release()
@@ -98,7 +100,8 @@ export function useBottomPin(element: Ref<HTMLElement | null>, options: BottomPi
     onScroll() {
       const el = element.value
       if (!el) return
-      pin.scrolled(el)
+      // pinned, yet not at the bottom: the content grew between the page's scroll and its event
+      if (pin.scrolled(el) && distanceFromBottom(el) > 1) scrollToBottom()
       sync()
     },
   }

@@ -23,6 +23,8 @@ export interface BottomPin {
   release(): void
   /** Follow the newest content again (Jump to latest, another conversation). */
   pin(box?: ScrollBox): void
+  /** The page scrolled the box itself (to the bottom): its scroll event is not the reader's. */
+  moved(box: ScrollBox): void
 }
 
 /** `near`: how close to the bottom a scroll down must come to follow again (px). */
@@ -49,6 +51,9 @@ export function createBottomPin(near = 80): BottomPin {
     pin(box) {
       pinned = true
       lastTop = box ? box.scrollTop : null
+    },
+    moved(box) {
+      lastTop = box.scrollTop
     },
   }
 }

@@ -13,3 +13,9 @@ export function matchMediaRef(query: string): Ref<boolean> {
 
 /** Below this width the session list becomes a drawer (matches the CSS breakpoint). */
 export const NARROW_QUERY = '(max-width: 767.98px)'
+
+/**
+ * A phone whose on-screen keyboard is up (or a phone this short): the composer keeps to a few
+ * rows and the page drops what can wait (matches the CSS in styles.css).
+ */
+export const KEYBOARD_QUERY = '(max-width: 767.98px) and (max-height: 520px)'

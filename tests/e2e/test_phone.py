@@ -1,0 +1,76 @@
+"""A phone (390 px, touch): with the on-screen keyboard up the conversation keeps a usable height
+and the send button stays on the screen."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from tests.e2e.pages import last_assistant, open_chat, tid, wait_finished
+from tests.e2e.stack import E2EStack
+from tests.e2e.ui_support import PHONE, PageFactory, builtin_demo_model, page_factory
+
+pytestmark = pytest.mark.e2e
+
+KEYBOARD_UP = {"width": 390, "height": 400}  # what the keyboard leaves of an 844 px screen
+LINES = "\n".join(f"line {i} of a long multi-line message" for i in range(1, 15))
+
+
+@pytest.fixture
+def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
+    with page_factory(browser, e2e_stack) as make:
+        yield make
+
+
+def box_of(target: Locator) -> dict[str, float]:
+    box = target.bounding_box()
+    assert box is not None
+    return box
+
+
+def on_screen(page: Page, target: Locator) -> bool:
+    box, height = box_of(target), page.viewport_size["height"]  # type: ignore[index]
+    return box["y"] >= 0 and box["y"] + box["height"] <= height + 0.5
+
+
+def test_with_the_keyboard_up_the_conversation_keeps_its_height_and_send_stays_on_screen(
+    make_page: PageFactory, e2e_stack: E2EStack, screenshots: Path
+) -> None:
+    with builtin_demo_model(e2e_stack) as demo:  # its notice takes room too
+        session_id = e2e_stack.new_session("keyboard up")
+        e2e_stack.call("PATCH", f"/api/chat/sessions/{session_id}", {"modelId": demo["id"]})
+        e2e_stack.start(session_id, "#tokens 400")
+        e2e_stack.wait_idle(session_id)
+        page = make_page(PHONE)
+        open_chat(page, session_id)
+        expect(tid(page, "demo-notice")).to_be_visible()
+        reply = last_assistant(page)
+        wait_finished(reply, "SUCCESS")
+        listing, box = tid(page, "message-list"), tid(page, "composer-input")
+        box.focus()
+        page.set_viewport_size(KEYBOARD_UP)
+        expect(tid(page, "demo-notice")).to_be_visible()  # still said, in one line
+        for typed in ("", LINES):
+            box.fill(typed)
+            page.wait_for_function(  # the composer has settled to its rows
+                "(el) => el.getBoundingClientRect().bottom <= window.innerHeight",
+                arg=tid(page, "composer").element_handle(),
+            )
+            assert box_of(listing)["height"] >= 150, (typed[:6], box_of(listing))
+            assert on_screen(page, tid(page, "send-button")), box_of(tid(page, "send-button"))
+            assert on_screen(page, tid(page, "model-select"))
+        # the latest answer stayed in view as the keyboard opened (no hidden end, no jump)
+        gap = "(el) => el.scrollHeight - el.scrollTop - el.clientHeight"
+        assert listing.evaluate(gap) < 2
+        expect(tid(page, "jump-latest")).to_have_count(0)
+        page.screenshot(path=screenshots / "phone-keyboard-up.png")
+        tid(page, "send-button").click()
+        expect(tid(page, "user-message").last).to_contain_text("line 14 of a long")
+
+        page.set_viewport_size(PHONE)  # the keyboard goes down: everything is back
+        expect(tid(page, "memory-button")).to_be_visible()
+        box.fill("\n".join(LINES.splitlines()[:8]))
+        assert box_of(listing)["height"] >= 360, box_of(listing)
