@@ -20,11 +20,19 @@ def open_chat(page: Page, session_id: int | None = None) -> None:
         expect(tid(page, "message-list")).to_have_attribute("data-session-id", str(session_id))
 
 
+TOUCH = "() => matchMedia('(hover: none) and (pointer: coarse)').matches"
+
+
 def send(page: Page, text: str) -> None:
+    """Type the question and send it: Enter, or on a touch screen (where Enter is a new line)
+    the send button."""
     box = tid(page, "composer-input")
     expect(box).to_be_enabled()
     box.fill(text)
-    box.press("Enter")
+    if page.evaluate(TOUCH):
+        tid(page, "send-button").click()
+    else:
+        box.press("Enter")
 
 
 def assistants(page: Page) -> Locator:

@@ -3,6 +3,7 @@ and the send button stays on the screen."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,3 +75,21 @@ def test_with_the_keyboard_up_the_conversation_keeps_its_height_and_send_stays_o
         expect(tid(page, "memory-button")).to_be_visible()
         box.fill("\n".join(LINES.splitlines()[:8]))
         assert box_of(listing)["height"] >= 360, box_of(listing)
+
+
+def test_on_a_phone_enter_makes_a_new_line_and_the_send_button_sends(
+    make_page: PageFactory,
+) -> None:
+    """Phone keyboards have no Shift+Enter: their return key must write a new line."""
+    page = make_page(PHONE)
+    open_chat(page)
+    box = tid(page, "composer-input")
+    box.fill("Here is my list:")
+    box.press("Enter")
+    box.press_sequentially("milk")
+    expect(box).to_have_value("Here is my list:\nmilk")
+    expect(tid(page, "user-message")).to_have_count(0)  # nothing was sent
+    expect(box).not_to_have_attribute("aria-label", re.compile("Enter"))
+    tid(page, "send-button").click()
+    expect(tid(page, "user-message").last).to_have_text("Here is my list:\nmilk")
+    expect(box).to_have_value("")

@@ -14,6 +14,9 @@ export function matchMediaRef(query: string): Ref<boolean> {
 /** Below this width the session list becomes a drawer (matches the CSS breakpoint). */
 export const NARROW_QUERY = '(max-width: 767.98px)'
 
+/** A touch screen without a mouse (phones, tablets): no hover, no Shift+Enter. */
+export const TOUCH_QUERY = '(hover: none) and (pointer: coarse)'
+
 /**
  * A phone whose on-screen keyboard is up (or a phone this short): the composer keeps to a few
  * rows and the page drops what can wait (matches the CSS in styles.css).
