@@ -67,7 +67,7 @@ def test_session_list_new_rename_search_archive_delete(page: Page, e2e_stack: E2
 
     row.hover()
     tid(row, "session-delete").click()
-    page.get_by_role("button", name="Confirm").click()
+    page.get_by_role("dialog").get_by_role("button", name="Delete").click()
     expect(tid(page, "session-item")).to_have_count(0)
     gone = e2e_stack.http.get(f"/api/chat/sessions/{created}")
     assert gone.status_code == 404
@@ -111,7 +111,7 @@ def test_models_page_add_edit_test_delete_never_shows_the_key(
     expect(page.get_by_text(re.compile(r"The model answered in \d+ ms"))).to_be_visible()
 
     tid(row, "model-delete").click()
-    page.get_by_role("button", name="Confirm").click()
+    page.get_by_role("dialog").get_by_role("button", name="Delete").click()
     expect(tid(page, "model-row").filter(has_text="e2e model renamed")).to_have_count(0)
     assert SECRET not in page.content()
     assert bodies and not [b for b in bodies if SECRET in b or SECRET[-8:] in b]

@@ -50,5 +50,5 @@ def test_models_page_sets_max_output_and_reasoning_effort(page: Page, e2e_stack:
     expect(tid(row, "model-options")).to_contain_text("Max output tokens: 2048")
     expect(tid(row, "model-options")).to_contain_text("Reasoning effort: high")
     tid(row, "model-delete").click()
-    page.get_by_role("button", name="Confirm").click()
+    page.get_by_role("dialog").get_by_role("button", name="Delete").click()
     expect(row).to_have_count(0)

