@@ -30,7 +30,8 @@ export default {
     stream: 'Thinking stream', tools: 'Tool calls', currentTool: 'Running tool', noResult: 'running…',
     args: 'Arguments', result: 'Result', todos: 'To-do list', reconnecting: 'Reconnecting…', polling: 'Connection lost — checking for updates',
     clarify: 'The agent asks', answerPlaceholder: 'Your answer', submit: 'Answer', answered: 'Answered: {answer}', expand: 'Show details', collapse: 'Hide details',
-    asked: 'The agent asked', yourAnswer: 'Your answer', showMore: 'Show all ({count} lines)', showLess: 'Show less', items: '{n} item | {n} items', keys: '{n} key | {n} keys'
+    asked: 'The agent asked', yourAnswer: 'Your answer', showMore: 'Show all ({count} lines)', showLess: 'Show less', items: '{n} item | {n} items', keys: '{n} key | {n} keys',
+    approval: { title: 'The agent asks to run a command', question: 'Allow this command ({description})?', questionPlain: 'Allow this command?', once: 'Allow once', session: 'Allow for this chat', deny: 'Deny' },
   },
   todo: { pending: 'pending', in_progress: 'in progress', completed: 'done', cancelled: 'cancelled' },
   memory: {

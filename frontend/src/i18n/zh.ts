@@ -30,7 +30,8 @@ export default {
     stream: '思考流', tools: '工具调用', currentTool: '当前工具', noResult: '运行中…',
     args: '参数', result: '结果', todos: '待办清单', reconnecting: '重连中…', polling: '连接断开 —— 正在轮询更新',
     clarify: 'Agent 提问', answerPlaceholder: '你的回答', submit: '回答', answered: '已回答：{answer}', expand: '展开思考过程', collapse: '收起',
-    asked: 'Agent 提问', yourAnswer: '你的回答', showMore: '显示全部（{count} 行）', showLess: '收起', items: '{n} 项', keys: '{n} 个字段'
+    asked: 'Agent 提问', yourAnswer: '你的回答', showMore: '显示全部（{count} 行）', showLess: '收起', items: '{n} 项', keys: '{n} 个字段',
+    approval: { title: 'Agent 请求执行命令', question: '允许执行这条命令吗？（{description}）', questionPlain: '允许执行这条命令吗？', once: '允许一次', session: '在本对话中允许', deny: '拒绝' },
   },
   todo: { pending: '待办', in_progress: '进行中', completed: '已完成', cancelled: '已取消' },
   memory: {

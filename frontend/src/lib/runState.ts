@@ -14,6 +14,7 @@ import type {
   WorkflowComplete,
   WorkflowError,
 } from '@/api/schema'
+import type { PendingAsk } from './approval'
 import { stripHermesDecoration } from './decoration'
 import { annotateRun, type RunStep } from './steps'
 
@@ -88,7 +89,8 @@ export interface RunState {
   toolCount: number
   steps: RunStep[]
   todos: TodoItem[]
-  pendingClarify: PendingClarify | null
+  /** The question the run waits on (with `approval` when it asks to allow a command). */
+  pendingClarify: PendingAsk | null
   clarifications: ClarifyAnswered[]
   answer: string
   /** Interim text waiting for the tool call it precedes. */
@@ -164,11 +166,12 @@ export function parseTodos(content: string | null): TodoItem[] | null {
   })
 }
 
-function parseClarify(meta: MetaOf<ClarifyRequestMeta>): PendingClarify | null {
+function parseClarify(meta: MetaOf<ClarifyRequestMeta>): PendingAsk | null {
   const clarifyId = meta.clarifyId ?? ''
   if (!clarifyId) return null
   const choices = Array.isArray(meta.choices) ? [...meta.choices] : []
-  return { clarifyId, question: meta.question ?? '', choices }
+  const ask: PendingAsk = { clarifyId, question: meta.question ?? '', choices }
+  return meta.approval ? { ...ask, approval: meta.approval } : ask
 }
 
 function onToolCall(s: RunState, name: string, args: string, meta: MetaOf<ToolCallMeta>): RunState {

@@ -1,0 +1,38 @@
+// A pause for a dangerous command (the bridge's approval, events contract `Pause.approval`): the
+// page answers it with one of three choices only, because the bridge takes any other text for
+// "Deny". The choices go back to the server in English (APPROVAL_CHOICES of the contract) and
+// are shown in the page's language. A snapshot's pending question carries no `approval`: it is
+// told by its choices and read from its question ("Allow this command (DESCRIPTION)?\nCOMMAND").
+import type { Approval, PendingClarify } from '@/api/schema'
+
+export const APPROVAL_CHOICES = ['Allow once', 'Allow for this chat', 'Deny'] as const
+export type ApprovalChoice = (typeof APPROVAL_CHOICES)[number]
+
+/** The i18n key of each choice's words. */
+export const CHOICE_KEYS: Record<ApprovalChoice, string> = {
+  'Allow once': 'thinking.approval.once',
+  'Allow for this chat': 'thinking.approval.session',
+  Deny: 'thinking.approval.deny',
+}
+
+const QUESTION = /^Allow this command \(([^\n]*)\)\?\n([\s\S]*)$/
+
+export type PendingAsk = PendingClarify & { approval?: Approval | null }
+
+function isApprovalChoices(choices: readonly string[]): boolean {
+  return choices.length === APPROVAL_CHOICES.length && APPROVAL_CHOICES.every((c, i) => choices[i] === c)
+}
+
+/** The command a pause asks to allow, or null for an ordinary clarify question. */
+export function approvalOf(ask: PendingAsk): Required<Approval> | null {
+  if (ask.approval?.command) return { command: ask.approval.command, description: ask.approval.description ?? '' }
+  if (!isApprovalChoices(ask.choices)) return null
+  const parsed = QUESTION.exec(ask.question)
+  return parsed ? { command: parsed[2], description: parsed[1] } : null
+}
+
+/** The i18n key of an approval answer (a stored record), or null for any other answer. */
+export function approvalAnswerKey(question: string, answer: string): string | null {
+  if (!QUESTION.test(question) || !(answer in CHOICE_KEYS)) return null
+  return CHOICE_KEYS[answer as ApprovalChoice]
+}

@@ -1,0 +1,103 @@
+"""A dangerous command waits for the person's approval: the page asks with three buttons (Allow
+once, Allow for this chat, Deny), no free-text answer (the bridge takes any other text for a
+denial), the command shown as code, and the question and buttons in the page's language.
+
+This module runs its own API and bridge that allow the `terminal` toolset (the shared stack's
+agent has no command tools), on a database of its own."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from agentchat.app import create_app
+from agentchat.core.database import Database
+from agentchat.core.settings import Settings
+from tests.e2e.pages import last_assistant, open_chat, send, tid, wait_finished
+from tests.e2e.stack import E2EStack
+from tests.e2e.ui_support import SIZES, PageFactory, page_factory
+from tests.support.databases import fresh_database_url, worker_tag
+from tests.support.servers import serve_app, start_bridge
+
+pytestmark = pytest.mark.e2e
+
+TOOLSETS = "clarify,todo,terminal"
+CHOICES = {
+    "en": ["Allow once", "Allow for this chat", "Deny"],
+    "zh": ["允许一次", "在本对话中允许", "拒绝"],
+}
+
+
+@pytest.fixture(scope="module")
+def terminal_stack(
+    tmp_path_factory: pytest.TempPathFactory, e2e_stack: E2EStack
+) -> Iterator[E2EStack]:
+    root = tmp_path_factory.mktemp("e2e-terminal")
+    database = Database(fresh_database_url("sqlite", root, tag=f"e2e_terminal_{worker_tag()}"))
+    bridge = start_bridge(root / "bridge", AGENTCHAT_AGENT_TOOLSETS=TOOLSETS)
+    settings = Settings(
+        data_dir=root / "data",
+        skills_dir=root / "bridge" / "skills",
+        bridge_url=bridge.url,
+        bridge_secret=bridge.secret,
+        start_bridge=False,
+        start_scripted_llm=False,
+        agent_toolsets=TOOLSETS,
+        run_rate_per_minute=0,
+    )
+    url, stop_app = serve_app(create_app(settings, database=database))
+    stack = E2EStack(url, database, e2e_stack.scripted_url)  # the shared scripted model
+    try:
+        stack.register_model()
+        yield stack
+    finally:
+        stack.close()
+        stop_app()
+        bridge.stop()
+        database.dispose()
+
+
+@pytest.fixture
+def make_page(browser: Browser, terminal_stack: E2EStack) -> Iterator[PageFactory]:
+    with page_factory(browser, terminal_stack) as make:
+        yield make
+
+
+@pytest.mark.parametrize(
+    ("locale", "size", "scheme"), [("en", "desktop", "light"), ("zh", "phone", "dark")]
+)
+def test_a_dangerous_command_is_allowed_or_denied_with_buttons_only(
+    make_page: PageFactory,
+    tmp_path: Path,
+    screenshots: Path,
+    locale: str,
+    size: str,
+    scheme: str,
+) -> None:
+    target = tmp_path / "precious"
+    (target / "inside").mkdir(parents=True)
+    command = f"rm -rf {target}"
+    page = make_page(SIZES[size], scheme, storage={"agentchat.locale": locale})
+    open_chat(page)
+    send(page, f"#tool terminal {json.dumps({'command': command})}\n#echo-tool-result")
+    reply = last_assistant(page)
+    panel = tid(reply, "clarify-panel")
+    expect(tid(panel, "clarify-choice")).to_have_text(CHOICES[locale])
+    expect(tid(panel, "clarify-input")).to_have_count(0)  # no free text to be taken for Deny
+    expect(tid(panel, "approval-command")).to_have_text(command)
+    question = tid(panel, "clarify-question")
+    if locale == "zh":
+        expect(question).to_contain_text("允许")
+        expect(panel).not_to_contain_text("Allow")
+    else:
+        expect(question).to_contain_text("Allow this command")
+    page.screenshot(path=screenshots / f"approval-{locale}-{size}-{scheme}.png")
+
+    tid(panel, "clarify-choice").filter(has_text=CHOICES[locale][2]).click()
+    wait_finished(reply, "SUCCESS")
+    expect(tid(reply, "clarify-answered")).to_contain_text(CHOICES[locale][2])
+    assert (target / "inside").is_dir()  # denied: nothing was deleted
