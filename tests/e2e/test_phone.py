@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.e2e.pages import last_assistant, open_chat, tid, wait_finished
+from tests.e2e.pages import last_assistant, open_chat, send, tid, wait_finished
 from tests.e2e.stack import E2EStack
 from tests.e2e.ui_support import PHONE, PageFactory, builtin_demo_model, page_factory
 
@@ -93,3 +93,30 @@ def test_on_a_phone_enter_makes_a_new_line_and_the_send_button_sends(
     tid(page, "send-button").click()
     expect(tid(page, "user-message").last).to_have_text("Here is my list:\nmilk")
     expect(box).to_have_value("")
+
+
+LONG_CHOICES = [
+    "Use the existing PostgreSQL database on the staging server (recommended)",
+    "Create a brand new MySQL instance in the eu-west-1 region for this",
+    "Keep SQLite",
+]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_long_clarify_choices_wrap_on_a_phone(
+    make_page: PageFactory, scheme: str, screenshots: Path
+) -> None:
+    page = make_page(PHONE, scheme)
+    open_chat(page)
+    send(page, "#clarify Which database should I use? | " + " | ".join(LONG_CHOICES))
+    panel = tid(last_assistant(page), "clarify-panel")
+    choices = tid(panel, "clarify-choice")
+    expect(choices).to_have_text(LONG_CHOICES)
+    right = box_of(panel)["x"] + box_of(panel)["width"]
+    for i in range(len(LONG_CHOICES)):
+        choice = choices.nth(i)
+        assert box_of(choice)["x"] + box_of(choice)["width"] <= right, (i, box_of(choice))
+        assert choice.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1"), i  # nothing cut
+    page.screenshot(path=screenshots / f"phone-clarify-long-choices-{scheme}.png")
+    choices.last.click()
+    wait_finished(last_assistant(page), "SUCCESS")
