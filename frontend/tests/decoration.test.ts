@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { stripHermesDecoration } from '@/lib/decoration'
+import { hermesVerb, stripHermesDecoration } from '@/lib/decoration'
 
 describe('stripHermesDecoration', () => {
   it.each([
@@ -24,5 +24,14 @@ describe('stripHermesDecoration', () => {
 
   it('keeps words that merely contain symbols', () => {
     expect(stripHermesDecoration('Searching for "C++" docs 🔍')).toBe('Searching for "C++" docs')
+  })
+})
+
+describe('hermesVerb', () => {
+  it('names hermes\' spinner verbs, not other status lines', () => {
+    expect(hermesVerb('reflecting...')).toBe('reflecting')
+    expect(hermesVerb('Synthesizing…')).toBe('synthesizing')
+    expect(hermesVerb('Compacting context — 40 messages')).toBeNull()
+    expect(hermesVerb('dancing...')).toBeNull()
   })
 })

@@ -32,4 +32,25 @@ describe('readable errors', () => {
     expect(readableRequestError(new ApiError('chat session 9999 not found', 404, 'not_found'))).toMatch(/does not exist/)
     expect(readableRequestError(new ApiError('name must not be empty', 422, 'validation_error'))).toBe('Name must not be empty')
   })
+
+  it('words the API\'s refusals by their code: the rate limit is "too_many_requests"', () => {
+    expect(readableRequestError(new ApiError('Too many requests from this address; try again in a moment.', 429, 'too_many_requests'))).toMatch(/wait a moment/i)
+    expect(readableRequestError(new ApiError('5 answers are already running on this server; wait for one to finish', 429, 'too_many_requests'))).toMatch(/5 answers are already running/)
+    expect(readableRequestError(new ApiError('The body is larger than 1048576 bytes.', 413, 'payload_too_large'))).toMatch(/at most 1 MB/)
+    expect(readableRequestError(new ApiError('message: String should have at most 100000 characters', 422, 'invalid'))).toBe('The message is too long: at most 100,000 characters. Shorten it and try again.')
+    expect(readableRequestError(new ApiError('title: String should have at most 255 characters', 422, 'invalid'))).toMatch(/^The title is too long/)
+    const busy = readableRequestError(new ApiError('chat session 107 has an active run; stop it first', 409, 'conflict'))
+    expect(busy).toMatch(/answering right now/)
+    expect(busy).not.toMatch(/107/)
+    const stale = readableRequestError(new ApiError("run 3bd9ec3f is not waiting for an answer to 'call_2_0'", 409, 'stale_clarify'))
+    expect(stale).toBe('This question was already answered.')
+    const memory = readableRequestError(new ApiError('The Hermes Bridge answered 422: MEMORY.md would hold 2999 characters; the limit is 2200', 409, 'memory_invalid'))
+    expect(memory).toBe('Agent notes (MEMORY.md) would hold 2999 characters; at most 2200 fit. Shorten it, then save.')
+  })
+
+  it('words them in Chinese on the Chinese page', () => {
+    setLocale('zh')
+    expect(readableRequestError(new ApiError('Too many requests from this address', 429, 'too_many_requests'))).toContain('请求过多')
+    expect(readableRequestError(new ApiError('title: String should have at most 255 characters', 422, 'invalid'))).toContain('标题太长')
+  })
 })

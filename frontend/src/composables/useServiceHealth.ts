@@ -28,7 +28,8 @@ interface Options {
 export function problemOf(health: Health | ApiError | unknown): ServiceProblem | null {
   if (health instanceof ApiError) {
     const kind = health.code === 'database_unavailable' ? 'database' : 'server'
-    return { kind, reason: health.message }
+    // the browser's own words for a lost connection ("Failed to fetch") say nothing more
+    return { kind, reason: health.code === 'network' ? '' : health.message }
   }
   if (health && typeof health === 'object' && 'status' in health) {
     const h = health as Health

@@ -28,3 +28,16 @@ export function stripHermesDecoration(text: string | null | undefined): string {
   s = s.replace(PICTOGRAPHS, '').replace(LEADING_SYMBOLS, '')
   return s.replace(/\s{2,}/g, ' ').trim()
 }
+
+/** hermes' spinner verbs (agent/display.py THINKING_VERBS): words the page can translate. */
+export const HERMES_VERBS = [
+  'pondering', 'contemplating', 'musing', 'cogitating', 'ruminating', 'deliberating', 'mulling', 'reflecting',
+  'processing', 'reasoning', 'analyzing', 'computing', 'synthesizing', 'formulating', 'brainstorming',
+] as const
+
+/** The spinner verb a status line is made of ("reflecting..."), or null for any other line. */
+export function hermesVerb(status: string): string | null {
+  const m = /^([a-z]+)(?:\.\.\.|…)$/i.exec(status.trim())
+  const verb = m?.[1].toLowerCase()
+  return verb && (HERMES_VERBS as readonly string[]).includes(verb) ? verb : null
+}

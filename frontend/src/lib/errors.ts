@@ -38,12 +38,44 @@ interface HttpLike {
   message?: unknown
 }
 
+/** Field names in the API's validation messages ("title: String should have at most 255 …"). */
+const FIELDS: Record<string, string> = { message: 'errors.fields.message', content: 'errors.fields.message', title: 'errors.fields.title' }
+const MEMORY_FILES: Record<string, string> = { 'MEMORY.md': 'memory.memoryFile', 'USER.md': 'memory.userFile' }
+
+function sizeText(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MB` : `${Math.round(bytes / 1024)} KB`
+}
+
+/** The API's refusals it knows, in the page's language; null for the others. */
+function knownRefusal(e: HttpLike, message: string): string | null {
+  const code = typeof e.code === 'string' ? e.code : ''
+  const cap = /^(\d+) answers are already running on this server/.exec(message)
+  if (cap) return t('errors.serverBusy', { n: cap[1] })
+  if (code === 'too_many_requests' || code === 'rate_limited' || e.status === 429) return t('errors.tooManyRequests')
+  if (e.status === 0 || code === 'network') return t('errors.network')
+  if (code === 'payload_too_large' || e.status === 413) {
+    const bytes = /larger than (\d+) bytes/.exec(message)
+    return t('errors.tooLarge', { size: bytes ? sizeText(Number(bytes[1])) : '?' })
+  }
+  const tooLong = /^(\w+): String should have at most (\d+) characters?/.exec(message)
+  if (tooLong) {
+    const field = FIELDS[tooLong[1]] ? t(FIELDS[tooLong[1]]) : tooLong[1]
+    return t('errors.tooLong', { field, max: Number(tooLong[2]).toLocaleString() })
+  }
+  const memory = /(MEMORY\.md|USER\.md) would hold (\d+) characters; the limit is (\d+)/.exec(message)
+  if (memory) return t('errors.memoryTooLong', { file: t(MEMORY_FILES[memory[1]]), chars: memory[2], limit: memory[3] })
+  if (e.status === 404 && /session .*not found/i.test(message)) return t('errors.sessionNotFound')
+  if (/chat session \d+ has an active run|run_active/.test(message) || code === 'run_active') return t('errors.sessionBusy')
+  if (code === 'stale_clarify' || /not waiting for an answer|no longer waits for/.test(message)) return t('errors.clarifyStale')
+  if (code === 'run_finished') return t('errors.runFinished')
+  if (code === 'bridge_unavailable') return t('service.agent')
+  if (code === 'database_unavailable') return t('service.database')
+  return null
+}
+
 /** A failed API request for a toast (ApiError's status and code; anything else by its text). */
 export function readableRequestError(err: unknown): string {
   const e = (err && typeof err === 'object' ? err : {}) as HttpLike
-  if (e.code === 'rate_limited') return t('errors.tooManyRequests')
-  if (e.status === 0 || e.code === 'network') return t('errors.network')
   const message = err instanceof Error ? err.message : typeof e.message === 'string' ? e.message : String(err)
-  if (e.status === 404 && /session .*not found/i.test(message)) return t('errors.sessionNotFound')
-  return sentence(message)
+  return knownRefusal(e, message) ?? sentence(message)
 }
