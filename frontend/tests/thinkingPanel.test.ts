@@ -1,6 +1,7 @@
 import { mount } from '@vue/test-utils'
 import { beforeEach, describe, expect, it } from 'vitest'
 import AgentThinkingPanel from '@/components/agent-thinking/AgentThinkingPanel.vue'
+import ClarifyPanel from '@/components/agent-thinking/ClarifyPanel.vue'
 import { i18n, setLocale } from '@/i18n'
 import { applyNodeStream, emptyRunState, type NodeItem, type RunState } from '@/lib/runState'
 
@@ -37,5 +38,27 @@ describe('AgentThinkingPanel', () => {
     ]))
     await w.get('[data-testid="thinking-summary"]').trigger('click')
     expect(w.findAll('[data-testid="run-step"]').map((s) => s.get('[data-testid="thinking-stream"]').text())).toEqual(['first', 'second'])
+  })
+})
+
+describe('ClarifyPanel', () => {
+  it('sends one answer for a double tap, and again once a refused answer is no longer busy', async () => {
+    const clarify = { clarifyId: 'k1', question: 'Which colour?', choices: ['red', 'blue'] }
+    const w = mount(ClarifyPanel, { props: { clarify, busy: false }, global: { plugins: [i18n] } })
+    const red = w.findAll('[data-testid="clarify-choice"]')[0]
+    await red.trigger('click')
+    await red.trigger('click')
+    expect(w.emitted('submit')).toEqual([['red']])
+    await w.setProps({ busy: true })
+    await w.setProps({ busy: false }) // refused: the person may answer again
+    await red.trigger('click')
+    expect(w.emitted('submit')).toHaveLength(2)
+  })
+
+  it('says the run waits for the person instead of spinning', () => {
+    const waiting = applyNodeStream(emptyRunState('r1'), {
+      kind: 'clarify_request', content: '', meta: { clarifyId: 'k1', question: 'Which?', choices: ['a'] },
+    })
+    expect(panel(waiting).get('[data-testid="thinking-status"]').text()).toBe('Waiting for your answer')
   })
 })

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, Request, expect
 
 from tests.e2e.pages import last_assistant, open_chat, send, tid, wait_finished
 from tests.e2e.stack import E2EStack
@@ -120,3 +120,24 @@ def test_long_clarify_choices_wrap_on_a_phone(
     page.screenshot(path=screenshots / f"phone-clarify-long-choices-{scheme}.png")
     choices.last.click()
     wait_finished(last_assistant(page), "SUCCESS")
+
+
+def test_a_double_tap_on_a_clarify_choice_answers_once(make_page: PageFactory) -> None:
+    page = make_page(PHONE)
+    answers: list[str] = []
+
+    def count(request: Request) -> None:
+        if request.method == "POST" and request.url.endswith("/clarify"):
+            answers.append(request.url)
+
+    page.on("request", count)
+    open_chat(page)
+    send(page, "#clarify Which colour? | red | blue\n#echo-tool-result")
+    reply = last_assistant(page)
+    panel = tid(reply, "clarify-panel")
+    expect(tid(reply, "thinking-status")).to_have_text("Waiting for your answer")
+    tid(panel, "clarify-choice").first.dblclick()
+    wait_finished(reply, "SUCCESS")
+    expect(tid(reply, "clarify-answered")).to_contain_text("red")
+    assert len(answers) == 1, answers
+    expect(page.locator(".n-message")).to_have_count(0)  # no error toast

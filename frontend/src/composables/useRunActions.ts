@@ -33,6 +33,9 @@ export function useRunActions({ pool, view, lock, onSessionChanged }: RunActions
   )
   const pendingClarify = computed(() => pool.getPendingClarify(view.currentRunId.value))
   const reconnecting = computed(() => pool.isReconnecting(view.currentRunId.value))
+  // The clarify question whose answer is on its way: a second tap does not send it again.
+  const answering = ref<string | null>(null)
+  const clarifyBusy = computed(() => answering.value !== null)
 
   function guardStart(): boolean {
     if (!view.session.value) return false
@@ -145,13 +148,16 @@ export function useRunActions({ pool, view, lock, onSessionChanged }: RunActions
   async function submitClarify(answer: string): Promise<boolean> {
     const runId = view.currentRunId.value
     const clarify = pendingClarify.value
-    if (!runId || !clarify || !answer.trim()) return false
+    if (!runId || !clarify || !answer.trim() || answering.value === clarify.clarifyId) return false
+    answering.value = clarify.clarifyId
     try {
       await pool.submitClarify(runId, clarify.clarifyId, answer.trim())
       return true
     } catch (err) {
       notifyError(err)
       return false
+    } finally {
+      answering.value = null
     }
   }
 
@@ -165,7 +171,7 @@ export function useRunActions({ pool, view, lock, onSessionChanged }: RunActions
     }
   }
 
-  return { sending, isRunning, pendingClarify, reconnecting, send, regenerate, editAndResend, answerAgain, stop, steer, submitClarify, reset }
+  return { sending, isRunning, pendingClarify, clarifyBusy, reconnecting, send, regenerate, editAndResend, answerAgain, stop, steer, submitClarify, reset }
 }
 
 export type RunActions = ReturnType<typeof useRunActions>
