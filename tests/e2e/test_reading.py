@@ -81,3 +81,31 @@ def test_scrolling_up_while_an_answer_streams_stays_where_the_reader_is(
     expect(jump).to_have_count(0)
     tid(page, "stop-button").click()
     wait_finished(reply, "STOPPED")
+
+
+THINK_WORDS = " ".join(f"w{i}" for i in range(1, 400))
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_live_thinking_box_follows_its_newest_text_unless_scrolled_up(
+    make_page: PageFactory, size: str
+) -> None:
+    page = make_page(SIZES[size])
+    open_chat(page)
+    send(page, f"#delay 40\n#think {THINK_WORDS}\n#say done")
+    reply = last_assistant(page)
+    thinking = tid(reply, "thinking-stream")
+    expect(thinking).to_contain_text("w1 ")
+    overflows = "(el) => el.scrollHeight > el.clientHeight + 100"  # the box scrolls
+    page.wait_for_function(overflows, arg=thinking.element_handle())
+    follows = "(el) => el.isConnected && el.scrollHeight - el.scrollTop - el.clientHeight < 2"
+    page.wait_for_function(follows, arg=thinking.element_handle())  # the newest words in view
+    if size == "phone":
+        finger_drag(page, thinking, 120, steps=10)
+    else:
+        trackpad_up(page, thinking, steps=6)
+    away = thinking.evaluate(GAP)
+    assert away > 40, away
+    expect(thinking).to_contain_text("w330")  # more words arrive below the reader...
+    assert thinking.evaluate(GAP) >= away  # ...who stays where they scrolled to
+    wait_finished(reply, "SUCCESS")
