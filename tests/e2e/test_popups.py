@@ -75,3 +75,19 @@ def test_the_export_menu_and_the_delete_confirms_open_where_they_can_be_read(
         assert_on_screen(page, confirm)
         page.keyboard.press("Escape")
         expect(confirm).to_have_count(0)
+
+
+def test_a_tap_leaves_no_tooltip_behind(make_page: PageFactory, e2e_stack: E2EStack) -> None:
+    """On a touch screen a tapped icon's tooltip stayed up (over the drawer it opened): the
+    icons' names are their aria-labels there, and no tooltip shows."""
+    session_id = e2e_stack.new_session("tap tooltips")
+    e2e_stack.start(session_id, "#say hello")
+    e2e_stack.wait_idle(session_id)
+    page = make_page(SIZES["phone"])
+    open_chat(page, session_id)
+    tooltips = page.locator(".n-tooltip")
+    for name in ("menu-button", "drawer-close", "copy-answer", "memory-button"):
+        tid(page, name).tap()
+        page.wait_for_timeout(800)  # well past the tooltips' 300 ms delay: one would show now
+        expect(tooltips).to_have_count(0)
+    expect(tid(page, "memory-drawer")).to_be_visible()
