@@ -19,7 +19,7 @@ from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from tests.e2e.pages import last_assistant, open_chat, send, tid, wait_finished
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import SIZES, PageFactory, page_factory
+from tests.e2e.ui_support import SIZES, PageFactory, page_factory, run_axe
 from tests.support.databases import fresh_database_url, worker_tag
 from tests.support.servers import serve_app, start_bridge
 
@@ -96,6 +96,7 @@ def test_a_dangerous_command_is_allowed_or_denied_with_buttons_only(
     else:
         expect(question).to_contain_text("Allow this command")
     page.screenshot(path=screenshots / f"approval-{locale}-{size}-{scheme}.png")
+    assert run_axe(page) == []
 
     tid(panel, "clarify-choice").filter(has_text=CHOICES[locale][2]).click()
     wait_finished(reply, "SUCCESS")

@@ -314,3 +314,32 @@ def test_a_wide_table_on_a_phone_scrolls_sideways_with_whole_words(
     assert table.evaluate("(el) => el.scrollWidth > el.clientWidth")  # it scrolls by itself
     assert sideways_overflow(page) == 0  # the page does not
     page.screenshot(path=screenshots / f"ui-phone-{scheme}-wide-table.png")
+
+
+@pytest.mark.parametrize(("size", "scheme"), [("desktop", "light"), ("phone", "dark")])
+def test_the_model_form_the_memory_drawer_and_a_waiting_chat_have_no_serious_violations(
+    make_page: PageFactory, size: str, scheme: str
+) -> None:
+    page = make_page(SIZES[size], scheme)
+    page.goto("/models")
+    tid(page, "model-add").click()
+    expect(tid(page, "model-form")).to_be_visible()
+    assert run_axe(page) == []
+    tid(page, "model-form").get_by_role("button", name="Cancel").click()
+
+    open_chat(page)
+    send(page, "#clarify Which colour? | red | blue")
+    reply = last_assistant(page)
+    expect(tid(reply, "clarify-panel")).to_be_visible()
+    if size == "phone":
+        tid(page, "menu-button").click()
+    expect(tid(page, "session-waiting")).to_be_visible()
+    assert run_axe(page) == []
+    if size == "phone":
+        tid(page, "drawer-close").click()
+    tid(page, "memory-button").click()
+    expect(tid(page, "memory-drawer")).to_be_visible()
+    assert run_axe(page) == []
+    page.keyboard.press("Escape")
+    tid(tid(reply, "clarify-panel"), "clarify-choice").first.click()
+    wait_finished(reply, "SUCCESS")
