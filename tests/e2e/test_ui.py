@@ -343,3 +343,20 @@ def test_the_model_form_the_memory_drawer_and_a_waiting_chat_have_no_serious_vio
     page.keyboard.press("Escape")
     tid(tid(reply, "clarify-panel"), "clarify-choice").first.click()
     wait_finished(reply, "SUCCESS")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_context_meter_lines_up_with_the_composer_and_can_be_read(
+    make_page: PageFactory, scheme: str
+) -> None:
+    page = make_page(DESKTOP, scheme)
+    open_chat(page)
+    send(page, "#usage 110000\n#say nearly full")
+    wait_finished(last_assistant(page), "SUCCESS")
+    meter = tid(page, "context-meter")
+    expect(meter).to_have_attribute("data-level", "near")
+    own, column = meter.bounding_box(), page.locator(".composer-box").bounding_box()
+    assert own is not None and column is not None
+    assert abs(own["x"] - column["x"]) <= 2, (own, column)  # the composer's column...
+    assert own["x"] + own["width"] <= column["x"] + column["width"] + 2  # ...not the page's
+    assert run_axe(page) == []  # the contrast of its words, light and dark
