@@ -141,3 +141,23 @@ def test_a_double_tap_on_a_clarify_choice_answers_once(make_page: PageFactory) -
     expect(tid(reply, "clarify-answered")).to_contain_text("red")
     assert len(answers) == 1, answers
     expect(page.locator(".n-message")).to_have_count(0)  # no error toast
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_reconnect_badge_stays_inside_the_thinking_panel(
+    make_page: PageFactory, scheme: str
+) -> None:
+    page = make_page(PHONE, scheme)
+    open_chat(page)
+    stream = re.compile(r"/api/chat/stream")
+    page.route(stream, lambda route: route.abort())  # the connection is lost
+    send(page, "#delay 100\n#tokens 200")
+    reply = last_assistant(page)
+    badge = tid(reply, "reconnect-badge")
+    expect(badge).to_contain_text("Connection lost")  # the longest words it says
+    panel = box_of(tid(reply, "thinking-panel"))
+    own = box_of(badge)
+    assert own["x"] + own["width"] <= panel["x"] + panel["width"], (own, panel)
+    assert own["x"] + own["width"] <= PHONE["width"]
+    page.unroute(stream)
+    wait_finished(reply, "SUCCESS")
