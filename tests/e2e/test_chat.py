@@ -244,3 +244,18 @@ def test_export_downloads_markdown_and_json(page: Page) -> None:
     text = json.dumps(exported)
     assert "export me" in text and "exported answer" in text
     assert str(session_id) in text or exported
+
+
+def test_a_chat_deleted_elsewhere_leaves_the_list_once_the_page_finds_it_gone(
+    page: Page, e2e_stack: E2EStack
+) -> None:
+    kept = e2e_stack.new_session("kept")
+    gone = e2e_stack.new_session("deleted in another tab")
+    open_chat(page, kept)
+    row = session_row(page, gone)
+    expect(row).to_be_visible()
+    e2e_stack.call("DELETE", f"/api/chat/sessions/{gone}", expect=204)
+    tid(row, "session-title").click()
+    expect(tid(page, "session-not-found")).to_be_visible()
+    expect(row).to_have_count(0)  # not offered again
+    expect(session_row(page, kept)).to_be_visible()

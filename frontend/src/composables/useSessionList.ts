@@ -83,6 +83,11 @@ export function useSessionList(pool: RunPool = useGlobalRuns(), searchDelayMs = 
     }
   }
 
+  /** Drop a chat the server no longer has (deleted in another tab) from the list. */
+  function forget(id: number): void {
+    items.value = items.value.filter((s) => s.id !== id)
+  }
+
   /** The spinner: the pool knows best; otherwise the server's flag. */
   function isRunning(s: Session): boolean {
     return pool.sessionRun(s.id) ? pool.isRunning(s.id) : s.hasActiveRun
@@ -100,7 +105,7 @@ export function useSessionList(pool: RunPool = useGlobalRuns(), searchDelayMs = 
   watch(archived, () => void load())
   if (getCurrentScope()) onScopeDispose(() => clearTimeout(searchTimer))
 
-  return { items, query, archived, hasMore, loading, load, create, rename, setArchived, remove, isRunning, isWaiting }
+  return { items, query, archived, hasMore, loading, load, create, rename, setArchived, remove, forget, isRunning, isWaiting }
 }
 
 export type SessionList = ReturnType<typeof useSessionList>
