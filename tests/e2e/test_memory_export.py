@@ -3,6 +3,7 @@ version from the page's export menu."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,26 @@ def test_export_menu_offers_every_version(page: Page) -> None:
     with page.expect_download() as download:
         tid(page, "export-json-all").click()
     assert download.value.suggested_filename.endswith("-all.json")
+
+
+def test_memory_over_its_limit_is_said_before_saving(page: Page) -> None:
+    open_chat(page)
+    send(page, "#say hello")
+    wait_finished(last_assistant(page), "SUCCESS")
+    tid(page, "memory-button").click()
+    drawer = tid(page, "memory-drawer")
+    notes, about = tid(drawer, "memory-input"), tid(drawer, "user-memory-input")
+    for box in (notes, about):
+        expect(box).to_have_attribute("placeholder", re.compile(r"\w{4}"))  # says what goes in
+        expect(box).not_to_have_attribute("placeholder", "Please Input")
+    counter = tid(drawer, "memory-count")
+    limit = int(re.sub(r"\D", "", counter.inner_text().split("/")[1]))
+    save = tid(drawer, "memory-save")
+    notes.fill("x" * (limit + 800))
+    expect(counter).to_have_attribute("data-over", "true")
+    expect(tid(drawer, "memory-over")).to_contain_text(f"{limit:,}")
+    expect(save).to_be_disabled()  # nothing is sent that the agent would refuse
+    notes.fill("A short note.")
+    expect(counter).to_have_attribute("data-over", "false")
+    expect(tid(drawer, "memory-over")).to_have_count(0)
+    expect(save).to_be_enabled()

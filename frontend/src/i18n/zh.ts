@@ -38,6 +38,7 @@ export default {
   memory: {
     title: '记忆', longTerm: '长期记忆', scope: 'Agent 的记忆，所有对话共享：修改从每个对话的下一次回答起生效。', memoryFile: 'Agent 笔记（MEMORY.md）', userFile: '关于你（USER.md）',
     save: '保存', saved: '记忆已保存', shortTerm: '最近工具调用', recentHint: '最近几轮回答中的工具调用，最新的在前', refresh: '刷新', noTools: '还没有工具调用', toolError: '出错', noResult: '无结果', arguments: '参数', result: '结果', trimmed: '已截断；共 {chars} 个字符', history: '压缩历史', noHistory: '尚未压缩', stats: '会话统计',
+    memoryPlaceholder: 'Agent 为所有对话保存的笔记，每段一条…', userPlaceholder: 'Agent 应了解的关于你的信息…', overLimit: '{file}有 {chars} 个字符，最多只能 {limit} 个。请删减后再保存。',
     unavailable: '无法读取记忆：{message}', chars: '{chars} / {limit} 字符',
     statsLabels: { messages: '消息数', activeBranchMessages: '当前分支消息数', compressions: '压缩次数', lastCompressionAt: '最近压缩时间', runs: '回复次数', toolCalls: '工具调用次数', context: '上下文窗口（最近回答后）',
       usage: { turns: '有用量的回答', promptTokens: '输入 Token', completionTokens: '输出 Token', reasoningTokens: '推理 Token', totalTokens: '总 Token', cacheReadTokens: '缓存读取 Token', cacheWriteTokens: '缓存写入 Token', summaryPromptTokens: '摘要输入 Token', summaryCompletionTokens: '摘要输出 Token', estimatedPromptTokens: '中断尝试的输入 Token（估算）', estimatedCompletionTokens: '中断尝试的输出 Token（估算）', apiCalls: '模型调用次数' } }
