@@ -69,7 +69,7 @@ describe('useSessionList', () => {
     })
     const pool = createRunPool({ fetch: vi.fn() })
     const scope = effectScope()
-    const list = scope.run(() => useSessionList(pool, 5))!
+    const list = scope.run(() => useSessionList(pool, { searchDelayMs: 5 }))!
     list.query.value = 'a'
     await nextTick()
     list.query.value = 'ab'
@@ -78,6 +78,30 @@ describe('useSessionList', () => {
     list.archived.value = true
     await until(() => queries.length === 2)
     expect(queries[1]).toContain('status=ARCHIVED')
+    scope.stop()
+    pool.dispose()
+  })
+
+  it('stops a running answer, waits for its end, and deletes the chat once the server lets it', async () => {
+    const calls: string[] = []
+    let deletes = 0
+    vi.stubGlobal('fetch', async (url: string, init: RequestInit = {}) => {
+      calls.push(`${init.method ?? 'GET'} ${url}`)
+      if (url.endsWith('/stop')) return new Response(JSON.stringify({}), { headers: { 'Content-Type': 'application/json' } })
+      if (init.method === 'DELETE' && ++deletes === 1) {
+        const body = { error: { code: 'conflict', message: 'chat session 7 has an active run; stop it first' } }
+        return new Response(JSON.stringify(body), { status: 409, headers: { 'Content-Type': 'application/json' } })
+      }
+      return new Response(null, { status: 204 })
+    })
+    const errors: string[] = []
+    setNotifier({ error: (t) => errors.push(t), success: () => undefined, info: () => undefined })
+    const pool = createRunPool({ fetch: vi.fn(), stopRun: async () => undefined })
+    const scope = effectScope()
+    const list = scope.run(() => useSessionList(pool, { stopWaitMs: 20, retryMs: 1 }))!
+    expect(await list.stopAndRemove(7, 'run-7')).toBe(true)
+    expect(calls.filter((c) => c.startsWith('DELETE'))).toHaveLength(2) // refused once, then done
+    expect(errors).toEqual([])
     scope.stop()
     pool.dispose()
   })

@@ -259,3 +259,19 @@ def test_a_chat_deleted_elsewhere_leaves_the_list_once_the_page_finds_it_gone(
     expect(tid(page, "session-not-found")).to_be_visible()
     expect(row).to_have_count(0)  # not offered again
     expect(session_row(page, kept)).to_be_visible()
+
+
+def test_deleting_a_chat_whose_answer_runs_stops_it_first(page: Page, e2e_stack: E2EStack) -> None:
+    session_id = e2e_stack.new_session("answering while deleted")
+    e2e_stack.start(session_id, "#delay 100\n#tokens 400")
+    open_chat(page)
+    row = session_row(page, session_id)
+    expect(row).to_have_attribute("data-running", "true")
+    row.hover()
+    tid(row, "session-delete").click()
+    confirm = page.get_by_role("dialog")
+    expect(confirm).to_contain_text("still answering")
+    confirm.get_by_role("button", name="Stop and delete").click()
+    expect(row).to_have_count(0)
+    assert e2e_stack.http.get(f"/api/chat/sessions/{session_id}").status_code == 404
+    expect(page.locator(".n-message")).to_have_count(0)  # no refusal, no internal id

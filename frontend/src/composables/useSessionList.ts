@@ -1,13 +1,28 @@
-// The session list of the sidebar: search, paging, create, rename, archive, delete. Sessions
-// with a live run are handed to the run pool so their spinners follow the run. A new search
-// text (after a pause in typing) or the archive switch loads the list again.
+// The session list of the sidebar: search, paging, create, rename, archive, delete (a chat
+// whose answer runs: stop it, wait for its end, then delete). Sessions with a live run are
+// handed to the run pool so their spinners follow the run. A new search text (after a pause
+// in typing) or the archive switch loads the list again.
 import { getCurrentScope, onScopeDispose, ref, watch } from 'vue'
 import { chatApi } from '@/api/chat'
+import { ApiError } from '@/api/http'
+import { runsApi } from '@/api/runs'
 import type { Session } from '@/api/schema'
 import { notifyError } from '@/lib/notify'
+import { isTerminal } from '@/lib/runState'
 import { useGlobalRuns, type RunPool } from './useGlobalRuns'
 
-export function useSessionList(pool: RunPool = useGlobalRuns(), searchDelayMs = 250) {
+export interface SessionListOptions {
+  searchDelayMs?: number
+  /** How long a stopped answer may take to end before the delete is tried anyway. */
+  stopWaitMs?: number
+  /** Between delete attempts while the server still counts the stopped run as active. */
+  retryMs?: number
+}
+
+const isEnd = (event: string) => event === 'workflow_complete' || event === 'workflow_error'
+
+export function useSessionList(pool: RunPool = useGlobalRuns(), options: SessionListOptions = {}) {
+  const { searchDelayMs = 250, stopWaitMs = 15_000, retryMs = 300 } = options
   const items = ref<Session[]>([])
   const query = ref('')
   const archived = ref(false)
@@ -83,6 +98,58 @@ export function useSessionList(pool: RunPool = useGlobalRuns(), searchDelayMs = 
     }
   }
 
+  /** The running answer of a chat, if any: the pool's, else the server's flag. */
+  function activeRunOf(id: number): string | null {
+    const followed = pool.sessionRun(id)
+    if (followed) return pool.isRunning(id) ? followed.runId : null
+    const row = items.value.find((s) => s.id === id)
+    return row?.hasActiveRun ? row.activeRunId : null
+  }
+
+  /** Resolves once the run ended (its end event) or after `ms`. */
+  function ended(runId: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        off()
+        resolve()
+      }
+      const off = pool.onEvent((id, event) => id === runId && isEnd(event.event) && done())
+      const timer = setTimeout(done, ms)
+      if (isTerminal(pool.getState(runId)?.status ?? 'RUNNING')) done()
+    })
+  }
+
+  /** Stop the chat's running answer, wait for its end, then delete the chat. */
+  async function stopAndRemove(id: number, runId: string): Promise<boolean> {
+    pool.track(runId, { sessionId: id })
+    try {
+      await pool.stop(runId)
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 'run_finished')) {
+        notifyError(err)
+        return false
+      }
+    }
+    await ended(runId, stopWaitMs)
+    const deadline = Date.now() + stopWaitMs
+    for (;;) {
+      try {
+        await chatApi.deleteSession(id)
+        items.value = items.value.filter((s) => s.id !== id)
+        return true
+      } catch (err) {
+        // the run's end is being stored: the server still counts it a moment
+        if (err instanceof ApiError && err.status === 409 && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, retryMs))
+          continue
+        }
+        notifyError(err)
+        return false
+      }
+    }
+  }
+
   /** Drop a chat the server no longer has (deleted in another tab) from the list. */
   function forget(id: number): void {
     items.value = items.value.filter((s) => s.id !== id)
@@ -105,7 +172,7 @@ export function useSessionList(pool: RunPool = useGlobalRuns(), searchDelayMs = 
   watch(archived, () => void load())
   if (getCurrentScope()) onScopeDispose(() => clearTimeout(searchTimer))
 
-  return { items, query, archived, hasMore, loading, load, create, rename, setArchived, remove, forget, isRunning, isWaiting }
+  return { items, query, archived, hasMore, loading, load, create, rename, setArchived, remove, stopAndRemove, activeRunOf, forget, isRunning, isWaiting }
 }
 
 export type SessionList = ReturnType<typeof useSessionList>

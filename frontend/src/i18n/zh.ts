@@ -4,6 +4,7 @@ export default {
   auth: { title: '访问令牌', prompt: '服务器需要访问令牌。', placeholder: '令牌', submit: '继续', cancel: '取消' },
   sessions: {
     new: '新建会话', search: '搜索标题和消息', untitled: '新会话', archive: '归档', unarchive: '恢复',
+    deleteRunning: '“{title}”仍在回答。停止回答并删除该会话及其全部消息？', stopAndDelete: '停止并删除',
     delete: '删除', deleteConfirm: '删除“{title}”及其全部消息？', rename: '重命名',
     running: '运行中', waiting: '等待你的回答', empty: '还没有会话', archived: '已归档',
     showArchived: '显示已归档', loadMore: '加载更多', list: '会话列表',
