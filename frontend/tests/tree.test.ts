@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { activeLeaf, prependOlder, runningMessage, siblingAt, summaries, versionInfo, viewOf } from '@/lib/tree'
+import { activeLeaf, prependOlder, runningMessage, sameBranchEnd, siblingAt, summaries, versionInfo, viewOf } from '@/lib/tree'
 import { message } from './fixtures'
 
 describe('tree helpers', () => {
@@ -41,5 +41,20 @@ describe('tree helpers', () => {
     const merged = prependOlder([message(1), message(2)], [message(2), message(3)])
     expect(merged.map((m) => m.id)).toEqual([1, 2, 3])
     expect(summaries([message(1), message(2, { role: 'SYSTEM', status: 'SUMMARY' })]).map((m) => m.id)).toEqual([2])
+  })
+})
+
+describe('sameBranchEnd', () => {
+  const m = (id: number, parentId: number | null) => ({ id, parentId })
+
+  it('is the same end when the last messages and their parents match', () => {
+    expect(sameBranchEnd([m(1, null), m(2, 1), m(3, 2)], [m(2, 1), m(3, 2)])).toBe(true)
+    expect(sameBranchEnd([], [])).toBe(true)
+  })
+
+  it('differs for a turn added elsewhere, or one slipped in under a question just sent', () => {
+    expect(sameBranchEnd([m(1, null), m(2, 1)], [m(3, 2), m(4, 3)])).toBe(false)
+    expect(sameBranchEnd([m(1, null), m(2, 1), m(5, 2), m(6, 5)], [m(5, 4), m(6, 5)])).toBe(false)
+    expect(sameBranchEnd([], [m(1, null)])).toBe(false)
   })
 })

@@ -126,13 +126,27 @@ describe('useChat', () => {
     expect(calls.some((k) => k.startsWith('POST'))).toBe(false)
   })
 
+  it('shows the turns another tab added before sending, and sends nothing then', async () => {
+    const elsewhere = [message(1, { content: 'from tab A' }), message(2, { role: 'ASSISTANT', status: 'SUCCESS', content: 'answer A' })]
+    let detail: Message[] = []
+    routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: detail, hasMore: false })
+    routes['GET /api/chat/sessions/1/messages'] = () => ({ messages: elsewhere, hasMore: false })
+    const { c } = chat()
+    await c.view.load(1)
+    detail = elsewhere
+    expect(await c.actions.send('my question')).toBe(false)
+    expect(c.view.messages.value.map((m) => m.content)).toEqual(['from tab A', 'answer A'])
+    expect(calls.some((k) => k.startsWith('POST /api/chat/sessions/1/runs'))).toBe(false)
+    expect(await c.view.catchUp()).toBe(false) // in step now: nothing to load
+  })
+
   it('shows the API error message when a send fails and releases the lock', async () => {
     routes['GET /api/chat/sessions/1'] = () => ({ session: session(1), messages: [], hasMore: false })
-    routes['POST /api/chat/sessions/1/runs'] = () => json(429, { error: { code: 'too_many_runs', message: 'Too many runs at once' } })
+    routes['POST /api/chat/sessions/1/runs'] = () => json(409, { error: { code: 'conflict', message: 'chat session 1 is archived; restore it to continue' } })
     const { c } = chat()
     await c.view.load(1)
     expect(await c.actions.send('hello')).toBe(false)
-    expect(errors).toEqual(['Too many runs at once'])
+    expect(errors).toEqual(['Chat session 1 is archived; restore it to continue'])
     expect(localStorage.getItem('agentchat.lock.session.1')).toBeNull()
   })
 

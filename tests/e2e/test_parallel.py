@@ -4,6 +4,7 @@ live runs than the browser's six connections per host."""
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from urllib.parse import parse_qs, urlparse
@@ -162,11 +163,15 @@ def test_second_tab_cannot_send_into_a_session_running_in_the_first(
     first, second = context.new_page(), context.new_page()
     open_chat(first, session_id)
     open_chat(second, session_id)
+    # a second tab that has not caught up with the first yet (it would show the run by itself)
+    branch_end = re.compile(r"/api/chat/sessions/\d+/messages\?limit=2$")
+    second.route(branch_end, lambda route: route.abort())
     send(first, "#delay 100\n#tokens 60")
     expect(tid(last_assistant(first), "answer")).to_contain_text("t2 ")
 
     send(second, "#say from the second tab")
     expect(second.get_by_text("This chat is running in another tab.")).to_be_visible()
+    second.unroute(branch_end)
     reply = last_assistant(second)  # the second tab now shows and follows the first tab's run
     expect(reply).to_have_attribute("data-status", "RUNNING")
     expect(tid(second, "stop-button")).to_be_visible()
@@ -220,3 +225,57 @@ def test_more_live_runs_than_browser_connections_across_two_tabs(
         assert not watch.per_run, f"per-run streams opened: {watch.per_run}"
         assert watch.widest >= count // 2, watch.urls
         assert watch.most_open == 1, f"{watch.most_open} streams open at once in one tab"
+
+
+def test_a_second_tab_shows_the_turns_of_the_first(context: BrowserContext) -> None:
+    """Two tabs of one browser on one chat: B shows A's turn without being reloaded."""
+    a = context.new_page()
+    open_chat(a)
+    send(a, "#say from tab A")
+    session_id = current_session_id(a)
+    wait_finished(last_assistant(a), "SUCCESS")
+    b = context.new_page()
+    open_chat(b, session_id)
+    send(a, "#delay 50\n#tokens 60")
+    expect(tid(b, "user-message")).to_have_count(2)  # A's new turn, in B
+    wait_finished(last_assistant(b), "SUCCESS")
+    expect(tid(last_assistant(b), "answer")).to_contain_text("t60")
+
+
+def test_a_tab_coming_back_shows_what_changed_meanwhile(page: Page, e2e_stack: E2EStack) -> None:
+    """Another device (the API here: no storage shared with the tab) asked in this chat: the
+    tab shows it, and follows the answer still running, when it becomes visible again."""
+    session_id = e2e_stack.new_session("came back")
+    open_chat(page, session_id)
+    expect(tid(page, "user-message")).to_have_count(0)
+    e2e_stack.start(session_id, "#delay 50\n#tokens 200")
+    page.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")
+    reply = last_assistant(page)
+    expect(reply).to_have_attribute("data-status", "RUNNING")  # followed live
+    wait_finished(reply, "SUCCESS")
+    expect(tid(reply, "answer")).to_contain_text("t200")
+
+
+def test_sending_into_a_chat_that_moved_on_shows_its_new_turns_first(
+    page: Page, e2e_stack: E2EStack
+) -> None:
+    session_id = e2e_stack.new_session("moved on")
+    open_chat(page, session_id)
+    e2e_stack.start(session_id, "#say answered elsewhere")
+    e2e_stack.wait_idle(session_id)
+    box = tid(page, "composer-input")
+    box.fill("#say my question")
+    box.press("Enter")
+    expect(tid(page, "user-message")).to_have_count(1)
+    expect(tid(page, "user-message").first).to_contain_text("answered elsewhere")
+    expect(box).to_have_value("#say my question")  # not sent into what the person did not see
+    box.press("Enter")
+    expect(tid(page, "user-message")).to_have_count(2)
+    wait_finished(last_assistant(page), "SUCCESS")
+    stored = [m["content"] for m in e2e_stack.session(session_id)["messages"]]
+    assert stored == [
+        "#say answered elsewhere",
+        "answered elsewhere",
+        "#say my question",
+        "my question",
+    ]

@@ -30,6 +30,8 @@ export const chatApi = {
   getSession: (id: number) => http.get<SessionDetail>(`${base}/sessions/${id}`),
   olderMessages: (id: number, before: number, limit = 50) =>
     http.get<MessagePage>(`${base}/sessions/${id}/messages${query({ before, limit })}`),
+  /** The last messages of the active branch, oldest first (what the server shows as its end). */
+  branchEnd: (id: number, limit = 2) => http.get<MessagePage>(`${base}/sessions/${id}/messages${query({ limit })}`),
   updateSession: (id: number, body: SessionUpdate) => http.patch<Session>(`${base}/sessions/${id}`, body),
   deleteSession: (id: number) => http.delete<void>(`${base}/sessions/${id}`),
   exportUrl: (id: number, format: ExportFormat, branch: ExportBranch = 'active') =>

@@ -1,9 +1,12 @@
 // The session in view (spec §5.4), wired from one-concern composables: the messages and their
 // pages (useChatMessages), the pool's live events merged into them (useLiveMessages), run
-// actions (useRunActions), the export download and the cross-tab lock.
+// actions (useRunActions), catching up with changes made elsewhere (useChatFreshness: when the
+// tab is visible again, when another tab runs this chat, before sending and after this chat's
+// run ends), the export download and the cross-tab lock.
 import type { ExportBranch, ExportFormat } from '@/api/chat'
 import type { TabLock } from '@/lib/tabLock'
 import { useChatMessages } from './useChatMessages'
+import { useChatFreshness } from './useChatFreshness'
 import { useExportDownload } from './useExportDownload'
 import { useGlobalRuns, type RunPool } from './useGlobalRuns'
 import { useLiveMessages } from './useLiveMessages'
@@ -15,6 +18,8 @@ export interface UseChatOptions {
   lock?: TabLock
   /** Called when a session's list entry may have changed (title, activity, running state). */
   onSessionChanged?: (sessionId: number) => void
+  /** The tab became visible again. */
+  onVisible?: () => void
   heartbeatMs?: number
 }
 
@@ -26,7 +31,10 @@ export function useChat(options: UseChatOptions = {}) {
   const live = useLiveMessages(pool, view, (sessionId) => {
     lock.release(sessionId)
     options.onSessionChanged?.(sessionId)
+    // a turn slipped in elsewhere under the question just answered shows now
+    if (sessionId === view.session.value?.id && !actions.sending.value) void view.catchUp()
   })
+  const freshness = useChatFreshness({ view, busy: () => actions.sending.value, onVisible: options.onVisible })
   const { download } = useExportDownload()
 
   return {
@@ -37,6 +45,7 @@ export function useChat(options: UseChatOptions = {}) {
     },
     dispose: () => {
       live.dispose()
+      freshness.dispose()
       stopHeartbeat()
     },
   }

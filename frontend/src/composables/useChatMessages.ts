@@ -1,12 +1,13 @@
 // The messages of the session in view: load, older pages (before=), the branch shown (versions),
-// and the thinking-panel state of each assistant message (live from the run pool, else replayed).
+// the thinking-panel state of each assistant message (live from the run pool, else replayed),
+// and catching up with the server when another tab or device moved the chat on.
 import { computed, ref, shallowRef } from 'vue'
 import { chatApi } from '@/api/chat'
 import type { Message, Session } from '@/api/schema'
 import { notifyError } from '@/lib/notify'
 import { buildReplayState } from '@/lib/replay'
 import { isTerminal, type RunState } from '@/lib/runState'
-import { prependOlder, runningMessage, siblingAt } from '@/lib/tree'
+import { prependOlder, runningMessage, sameBranchEnd, siblingAt } from '@/lib/tree'
 import type { RunPool } from './useGlobalRuns'
 
 /** A message the page shows before the server's copy arrives (a run just started). */
@@ -76,6 +77,26 @@ export function useChatMessages(pool: RunPool) {
     if (session.value) await load(session.value.id)
   }
 
+  /**
+   * Compare the end of the branch shown with the server's and load it again when they differ
+   * (another tab or device asked, regenerated, edited or switched a version). Returns whether
+   * the page changed. Quiet: a failed look changes nothing (the next request says why).
+   */
+  async function catchUp(): Promise<boolean> {
+    const current = session.value
+    if (!current || loading.value) return false
+    const seq = loadSeq
+    let end: Message[]
+    try {
+      end = (await chatApi.branchEnd(current.id)).messages
+    } catch {
+      return false
+    }
+    if (seq !== loadSeq || session.value?.id !== current.id || sameBranchEnd(messages.value, end)) return false
+    await load(current.id)
+    return true
+  }
+
   function clear(): void {
     loadSeq++
     session.value = null
@@ -120,7 +141,8 @@ export function useChatMessages(pool: RunPool) {
 
   /** Show a just-started run: its question and the running reply, at the end of the branch. */
   function appendRun(user: Message, assistant: Message): void {
-    messages.value = [...messages.value, user, assistant]
+    const known = new Set(messages.value.map((m) => m.id))
+    messages.value = [...messages.value, ...[user, assistant].filter((m) => !known.has(m.id))]
   }
 
   /** Fold a finished run's final state into its message. */
@@ -161,6 +183,7 @@ export function useChatMessages(pool: RunPool) {
     stateOf,
     load,
     reload,
+    catchUp,
     clear,
     loadOlder,
     activate,

@@ -8,7 +8,7 @@ import { runsApi } from '@/api/runs'
 import { useServiceHealth } from '@/composables/useServiceHealth'
 import type { Message, StartRunBody } from '@/api/schema'
 import { t } from '@/i18n'
-import { notifyError } from '@/lib/notify'
+import { notifier, notifyError } from '@/lib/notify'
 import type { TabLock } from '@/lib/tabLock'
 import { placeholder, type ChatMessages } from './useChatMessages'
 import type { RunPool } from './useGlobalRuns'
@@ -70,10 +70,22 @@ export function useRunActions({ pool, view, lock, onSessionChanged }: RunActions
     }
   }
 
-  /** Send a new question at the end of the active branch. */
+  /** Send a new question at the end of the active branch. When the chat moved on elsewhere
+   * (another tab's turn), its new turns are shown first and nothing is sent: the question was
+   * written without them, and the agent would read them as its context. */
   async function send(text: string, choice: RunChoice = {}): Promise<boolean> {
     const message = text.trim()
-    if (!message) return false
+    if (!message || sending.value) return false
+    const id = view.session.value?.id
+    if (id !== undefined && !lock.heldElsewhere(id)) {
+      // (another tab's run in this chat: the start below says so and shows it)
+      sending.value = true
+      const moved = await view.catchUp().finally(() => (sending.value = false))
+      if (moved) {
+        notifier().info(t('chat.caughtUp'))
+        return false
+      }
+    }
     const started = await withRunStart(async (sessionId) => {
       const body: StartRunBody = { message, modelId: choice.modelId ?? null, skillFolder: choice.skillFolder ?? null }
       const result = await runsApi.start(sessionId, body)

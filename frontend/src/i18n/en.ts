@@ -16,6 +16,7 @@ export default {
     placeholder: 'Ask a question… (Enter sends, Shift+Enter for a new line)', send: 'Send', steer: 'Guide', steerHint: 'Send this to the running agent: it reads it after its current step, without stopping', stop: 'Stop',
     exportMd: 'Export Markdown', exportJson: 'Export JSON', exportMdAll: 'Markdown, all versions', exportJsonAll: 'JSON, all versions', export: 'Export', reset: 'Reset session',
     resetConfirm: 'Start the agent afresh? The history stays visible above a divider.', memory: 'Memory',
+    caughtUp: 'This chat changed in another tab or device: its new messages are shown above. Send again to continue.',
     otherTab: 'This chat is running in another tab.', busy: 'A reply is still running in this chat.',
     loadOlder: 'Load older messages', loading: 'Loading…', copy: 'Copy', copied: 'Copied',
     edit: 'Edit', regenerate: 'Regenerate', retry: 'Retry', save: 'Save and resend', cancel: 'Cancel',

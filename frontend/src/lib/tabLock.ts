@@ -14,7 +14,8 @@ interface LockRecord {
   until: number
 }
 
-const PREFIX = 'agentchat.lock.session.'
+/** The storage key of a session's lock is this and its id (other tabs see it change). */
+export const LOCK_PREFIX = 'agentchat.lock.session.'
 
 export class TabLock {
   readonly tabId: string
@@ -32,7 +33,7 @@ export class TabLock {
 
   private read(sessionId: number): LockRecord | null {
     try {
-      const raw = this.storage.getItem(PREFIX + sessionId)
+      const raw = this.storage.getItem(LOCK_PREFIX + sessionId)
       return raw ? (JSON.parse(raw) as LockRecord) : null
     } catch {
       return null
@@ -55,7 +56,7 @@ export class TabLock {
 
   private write(sessionId: number): void {
     try {
-      this.storage.setItem(PREFIX + sessionId, JSON.stringify({ tab: this.tabId, until: this.now() + this.ttlMs }))
+      this.storage.setItem(LOCK_PREFIX + sessionId, JSON.stringify({ tab: this.tabId, until: this.now() + this.ttlMs }))
     } catch {
       /* storage full or disabled: the server's one-run-per-session rule still holds */
     }
@@ -64,7 +65,7 @@ export class TabLock {
   release(sessionId: number): void {
     this.held.delete(sessionId)
     const rec = this.read(sessionId)
-    if (rec?.tab === this.tabId) this.storage.removeItem(PREFIX + sessionId)
+    if (rec?.tab === this.tabId) this.storage.removeItem(LOCK_PREFIX + sessionId)
   }
 
   /** Extend every lock this tab holds (call on a timer shorter than ttlMs). */

@@ -62,3 +62,14 @@ export function prependOlder(older: Message[], loaded: Message[]): Message[] {
 export function summaries(messages: Message[]): Message[] {
   return messages.filter((m) => m.role === 'SYSTEM' && m.status === 'SUMMARY')
 }
+
+/**
+ * Whether the end of the branch the page shows is the server's (`end`: its last messages,
+ * oldest first): the same messages under the same parents. A turn another tab added, or one
+ * slipped in under a question just sent, makes them differ.
+ */
+export function sameBranchEnd(shown: readonly Pick<Message, 'id' | 'parentId'>[], end: readonly Pick<Message, 'id' | 'parentId'>[]): boolean {
+  const tail = shown.slice(-end.length)
+  if (tail.length !== end.length) return shown.length === 0 && end.length === 0
+  return end.every((m, i) => m.id === tail[i].id && m.parentId === tail[i].parentId)
+}
