@@ -48,6 +48,11 @@ describe('readable errors', () => {
     expect(memory).toBe('Agent notes (MEMORY.md) would hold 2999 characters; at most 2200 fit. Shorten it, then save.')
   })
 
+  it('names no internal ids', () => {
+    expect(readableRequestError(new ApiError('chat session 12 is archived; restore it to continue', 409, 'conflict'))).toBe('This chat is archived. Restore it to continue.')
+    expect(readableRequestError(new ApiError('message 9 is not an answer; only answers regenerate', 409, 'conflict'))).toBe('This message is not an answer; only answers regenerate')
+  })
+
   it('words them in Chinese on the Chinese page', () => {
     setLocale('zh')
     expect(readableRequestError(new ApiError('Too many requests from this address', 429, 'too_many_requests'))).toContain('请求过多')

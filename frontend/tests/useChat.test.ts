@@ -146,7 +146,7 @@ describe('useChat', () => {
     const { c } = chat()
     await c.view.load(1)
     expect(await c.actions.send('hello')).toBe(false)
-    expect(errors).toEqual(['Chat session 1 is archived; restore it to continue'])
+    expect(errors).toEqual(['This chat is archived. Restore it to continue.'])
     expect(localStorage.getItem('agentchat.lock.session.1')).toBeNull()
   })
 

@@ -74,6 +74,8 @@ export default {
     sessionBusy: 'This chat is answering right now. Stop the answer first, or wait for it to finish.',
     clarifyStale: 'This question was already answered.',
     serverBusy: '{n} answers are already running on this server. Wait for one to finish, then try again.',
+    sessionArchived: 'This chat is archived. Restore it to continue.',
+    alreadyAnswered: 'This question already has an answer: regenerate it instead.',
     runFinished: 'The answer has already finished.',
   },
   common: { confirm: 'Confirm', cancel: 'Cancel', yes: 'Yes', no: 'No', close: 'Close' },

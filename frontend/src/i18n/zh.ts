@@ -75,6 +75,8 @@ export default {
     sessionBusy: '该会话正在回答。请先停止回答，或等它完成。',
     clarifyStale: '这个问题已经回答过了。',
     serverBusy: '服务器上已有 {n} 条回答在运行。请等其中一条完成后再试。',
+    sessionArchived: '该会话已归档。请先恢复再继续。',
+    alreadyAnswered: '这个问题已有回答，请改用“重新生成”。',
     runFinished: '这条回答已经结束。',
   },
   common: { confirm: '确定', cancel: '取消', yes: '是', no: '否', close: '关闭' },

@@ -65,9 +65,12 @@ function knownRefusal(e: HttpLike, message: string): string | null {
   const memory = /(MEMORY\.md|USER\.md) would hold (\d+) characters; the limit is (\d+)/.exec(message)
   if (memory) return t('errors.memoryTooLong', { file: t(MEMORY_FILES[memory[1]]), chars: memory[2], limit: memory[3] })
   if (e.status === 404 && /session .*not found/i.test(message)) return t('errors.sessionNotFound')
-  if (/chat session \d+ has an active run|run_active/.test(message) || code === 'run_active') return t('errors.sessionBusy')
+  if (/chat session \d+ (has an active run|already has a running answer)|message \d+ is still running/.test(message) || code === 'run_active')
+    return t('errors.sessionBusy')
   if (code === 'stale_clarify' || /not waiting for an answer|no longer waits for/.test(message)) return t('errors.clarifyStale')
   if (code === 'run_finished') return t('errors.runFinished')
+  if (/is archived; restore it/.test(message)) return t('errors.sessionArchived')
+  if (/already has an answer/.test(message)) return t('errors.alreadyAnswered')
   if (code === 'bridge_unavailable') return t('service.agent')
   if (code === 'database_unavailable') return t('service.database')
   return null
@@ -77,5 +80,13 @@ function knownRefusal(e: HttpLike, message: string): string | null {
 export function readableRequestError(err: unknown): string {
   const e = (err && typeof err === 'object' ? err : {}) as HttpLike
   const message = err instanceof Error ? err.message : typeof e.message === 'string' ? e.message : String(err)
-  return knownRefusal(e, message) ?? sentence(message)
+  return knownRefusal(e, message) ?? sentence(withoutIds(message))
+}
+
+/** The API's other sentences without the internal ids they name ("chat session 107"). */
+function withoutIds(message: string): string {
+  return message
+    .replace(/\bchat session \d+\b/gi, 'this chat')
+    .replace(/\bmessage \d+\b/gi, 'this message')
+    .replace(/\brun [0-9a-f]{16,}\b/gi, 'this answer')
 }
