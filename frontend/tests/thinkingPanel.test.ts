@@ -56,9 +56,12 @@ describe('ClarifyPanel', () => {
   })
 
   it('says the run waits for the person instead of spinning', () => {
-    const waiting = applyNodeStream(emptyRunState('r1'), {
+    const asked = applyNodeStream(emptyRunState('r1'), { kind: 'tool_call', toolName: 'clarify', content: '{}', meta: { toolCallId: 'c1' } })
+    const waiting = applyNodeStream(asked, {
       kind: 'clarify_request', content: '', meta: { clarifyId: 'k1', question: 'Which?', choices: ['a'] },
     })
-    expect(panel(waiting).get('[data-testid="thinking-status"]').text()).toBe('Waiting for your answer')
+    const w = panel(waiting)
+    expect(w.get('[data-testid="thinking-status"]').text()).toBe('Waiting for your answer')
+    expect(w.get('[data-tool="clarify"] .tool-meta').text()).toBe('Waiting for your answer')
   })
 })
