@@ -1,6 +1,6 @@
 export default {
   app: { title: 'Agent Chat', chat: 'Chat', models: 'Models', skills: 'Skills', language: 'Language', renderError: 'Something went wrong while showing this part of the page: {message}', menu: 'Chats', closeMenu: 'Close the chat list', theme: 'Theme', themeSystem: 'Match system', themeLight: 'Light', themeDark: 'Dark', skip: 'Skip to the conversation', loadFailed: 'This page could not be loaded: the server may have been updated since this tab opened.', reload: 'Reload' },
-  service: { agent: 'The agent service is not answering right now. New questions can be sent once it is back; nothing already saved is lost.', database: 'The server cannot reach its database right now.', server: 'The server cannot be reached right now.' },
+  service: { agent: 'The agent service is not answering right now. New questions can be sent once it is back; nothing already saved is lost.', database: 'The server cannot reach its database right now.', bus: 'Answers cannot stream right now: the server cannot reach its event bus. Nothing already saved is lost.', server: 'The server cannot be reached right now.' },
   auth: { title: 'Access token', prompt: 'The server needs an access token.', placeholder: 'Token', submit: 'Continue', cancel: 'Cancel' },
   sessions: {
     new: 'New chat', search: 'Search titles and messages', untitled: 'New chat', archive: 'Archive', unarchive: 'Restore',

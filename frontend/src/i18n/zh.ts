@@ -1,6 +1,6 @@
 export default {
   app: { title: 'Agent 对话', chat: '对话', models: '模型', skills: '技能', language: '语言', renderError: '页面的这一部分显示出错：{message}', menu: '会话列表', closeMenu: '关闭会话列表', theme: '主题', themeSystem: '跟随系统', themeLight: '浅色', themeDark: '深色', skip: '跳到对话', loadFailed: '无法加载此页面：服务可能在此标签页打开后已更新。', reload: '重新加载' },
-  service: { agent: '智能体服务暂时没有响应。恢复后即可发送新问题，已保存的内容不会丢失。', database: '服务器暂时无法访问数据库。', server: '暂时无法连接到服务器。' },
+  service: { agent: '智能体服务暂时没有响应。恢复后即可发送新问题，已保存的内容不会丢失。', database: '服务器暂时无法访问数据库。', bus: '回答暂时无法实时显示：服务器无法连接事件总线。已保存的内容不会丢失。', server: '暂时无法连接到服务器。' },
   auth: { title: '访问令牌', prompt: '服务器需要访问令牌。', placeholder: '令牌', submit: '继续', cancel: '取消' },
   sessions: {
     new: '新建会话', search: '搜索标题和消息', untitled: '新会话', archive: '归档', unarchive: '恢复',

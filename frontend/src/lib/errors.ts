@@ -73,6 +73,7 @@ function knownRefusal(e: HttpLike, message: string): string | null {
   if (/already has an answer/.test(message)) return t('errors.alreadyAnswered')
   if (code === 'bridge_unavailable') return t('service.agent')
   if (code === 'database_unavailable') return t('service.database')
+  if (code === 'bus_unavailable') return t('service.bus')
   return null
 }
 
