@@ -92,7 +92,7 @@ pytest: setup services browser
 test: setup services browser lint typecheck frontend-test pytest
 
 # make bench BENCH_ARGS=--quick for smaller sizes (see bench/run_all.py)
-bench: setup services
+bench: setup services browser
 	$(BIN)/python bench/run_all.py $(BENCH_ARGS)
 
 clean:
