@@ -119,6 +119,37 @@ def machine() -> dict[str, Any]:
     }
 
 
+def cpu_counters() -> list[int] | None:
+    """The machine's CPU time counters (/proc/stat's first line), None off Linux."""
+    try:
+        line = Path("/proc/stat").read_text().splitlines()[0]
+    except OSError:
+        return None
+    return [int(v) for v in line.split()[1:]]
+
+
+def steal_share(before: list[int] | None, after: list[int] | None) -> float | None:
+    """The share of CPU time the hypervisor gave to other machines between two readings: a
+    virtual machine's neighbours slow every figure without showing in the load average."""
+    if not before or not after or len(before) < 8:
+        return None
+    total = sum(after[:8]) - sum(before[:8])
+    return round((after[7] - before[7]) / total, 3) if total > 0 else None
+
+
+def speed_reference_ms() -> float:
+    """A fixed pure-Python workload (JSON-encode 50,000 event-shaped dicts), the best of three:
+    runs on different machines compare through it."""
+    event = {"type": "answer.delta", "runId": "r" * 32, "seq": 1, "text": "token "}
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for seq in range(50_000):
+            json.dumps({**event, "seq": seq})
+        best = min(best, time.perf_counter() - start)
+    return round(best * 1000, 1)
+
+
 def is_quick(argv: list[str] | None = None) -> bool:
     return "--quick" in (sys.argv[1:] if argv is None else argv)
 

@@ -176,6 +176,10 @@ ADAPTERS = {"bridge": _bridge, "bus": _bus, "chat_queries": _chat_queries}
 # ---- writing ----------------------------------------------------------------------------------
 
 
+def _share(value: float | None) -> str:
+    return "" if value is None else f"{value:.0%}"
+
+
 def fmt(value: Any) -> str:
     if value is None:
         return "—"
@@ -295,14 +299,21 @@ def build(
         f"Generated {now} by `make bench` ({'quick' if machine.get('quick') else 'full'} sizes). "
         f"Machine: {machine.get('cores')} cores, {machine.get('memory_gib')} GiB, "
         f"Python {machine.get('python')}, load average {machine.get('load_1m')} at the start "
-        "(other work on the machine shows in the figures; read them as ratios).",
+        "(other work on the machine shows in the figures; read them as ratios). "
+        f"Speed reference: {fmt(machine.get('speed_reference_ms'))} ms for a fixed pure-Python "
+        "workload (`bench/common.py` speed_reference_ms; lower is faster, compare runs on "
+        "different machines through it); steal: the share of CPU time the hypervisor gave to "
+        "other machines while the bench ran.",
         f"{len(items)} figures, {missed} miss their target. A miss is reported, it does not fail "
         "the command. Latencies are measured from the sender's clock to the reader's "
         "(CLOCK_MONOTONIC across processes).",
         "",
-        "| bench | status | seconds |",
-        "|---|---|---|",
-        *[f"| {name} | {r.get('status')} | {fmt(r.get('seconds'))} |" for name, r in runs.items()],
+        "| bench | status | seconds | steal |",
+        "|---|---|---|---|",
+        *[
+            f"| {name} | {r.get('status')} | {fmt(r.get('seconds'))} | {_share(r.get('steal'))} |"
+            for name, r in runs.items()
+        ],
         "",
         *table(items),
         *_peer_sections(),

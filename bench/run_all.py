@@ -55,12 +55,15 @@ def run_one(script: Path, quick: bool) -> dict[str, Any]:
         command.append("--quick")
     print(f"\n=== {script.name} {' '.join(command[2:])}", flush=True)
     start = time.monotonic()
+    counters = c.cpu_counters()
     try:
         rc = subprocess.run(command, cwd=ROOT, timeout=TIMEOUT_S, check=False).returncode
         status = "ok" if rc == 0 else f"failed (exit {rc})"
     except subprocess.TimeoutExpired:
         status = f"failed (over {TIMEOUT_S} s)"
-    return {"status": status, "seconds": round(time.monotonic() - start, 1)}
+    seconds = round(time.monotonic() - start, 1)
+    steal = c.steal_share(counters, c.cpu_counters())
+    return {"status": status, "seconds": seconds, "steal": steal}
 
 
 def previous_runs() -> dict[str, dict[str, Any]]:
@@ -78,7 +81,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--only", default="", help="comma-separated names, e.g. relay,wire")
     args = parser.parse_args(argv)
     only = {n.strip() for n in args.only.split(",") if n.strip()}
-    machine = {**c.machine(), "quick": args.quick}
+    machine = {**c.machine(), "quick": args.quick, "speed_reference_ms": c.speed_reference_ms()}
     runs: dict[str, dict[str, Any]] = previous_runs() if only else {}
     for script in scripts():
         name = script.stem.removeprefix("bench_")

@@ -14,6 +14,7 @@ from bench.common import (
     percentile,
     rate_and_latency,
     stamped_latencies,
+    steal_share,
     summarize,
     token_arrivals,
     token_index,
@@ -118,3 +119,12 @@ def test_raw_reads_end_at_an_error_answer() -> None:
     assert reads.complete()
     with pytest.raises(RuntimeError, match="404"):
         reads.arrivals()
+
+
+def test_steal_share_reads_the_hypervisors_column() -> None:
+    # user nice system idle iowait irq softirq steal: 20 of 200 ticks went to other machines
+    before = [100, 0, 50, 800, 0, 0, 0, 10]
+    after = [200, 0, 100, 830, 0, 0, 0, 30]
+    assert steal_share(before, after) == 0.1
+    assert steal_share(None, after) is None
+    assert steal_share(before, before) is None

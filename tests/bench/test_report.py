@@ -51,12 +51,13 @@ def test_build_writes_markdown_and_json(tmp_path: Path) -> None:
     body = {"conditions": {"cores": 2}, "figures": [figure("w.b", "bytes", 3.0, target=("<=", 2))]}
     (tmp_path / "wire.json").write_text(json.dumps(body))
     (tmp_path / "old.json").write_text(json.dumps({"figures": [figure("o", "old", 1.0)]}))
-    runs = {"wire": {"status": "ok", "seconds": 1.0}}
-    items = build(tmp_path, runs, {"cores": 2, "quick": True})
+    runs = {"wire": {"status": "ok", "seconds": 1.0, "steal": 0.15}}
+    items = build(tmp_path, runs, {"cores": 2, "quick": True, "speed_reference_ms": 211.0})
     assert [i["bench"] for i in items] == ["wire", "old"]
     assert items[0]["result"] == "MISSED" and not items[0]["stale"]
     assert items[1]["stale"]  # not run this time
     markdown = (tmp_path / "latest.md").read_text()
     assert "1 miss their target" in markdown and "**MISSED**" in markdown
+    assert "| wire | ok | 1.00 | 15% |" in markdown and "Speed reference: 211 ms" in markdown
     saved = json.loads((tmp_path / "latest.json").read_text())
     assert saved["figures"][0]["conditions"] == {"cores": 2}
