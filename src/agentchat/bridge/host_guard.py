@@ -1,7 +1,9 @@
 """The agent reaches a turn's model hosts only at addresses the API's host lists allow.
 
 hermes' model clients resolve a host each time they open a connection. `install()` wraps
-`socket.getaddrinfo` once in the bridge process; while a turn runs (`guarding`), a lookup of
+`socket.getaddrinfo` once in the bridge process, and anyio's lookup, which async clients
+(httpx.AsyncClient, AsyncOpenAI) use: on uvloop it resolves in libuv, past
+`socket.getaddrinfo`. While a turn runs (`guarding`), a lookup of
 one of its model hosts (the model's and its fallback's) keeps only the addresses the turn's
 lists allow (`core.host_policy.HostPolicy.address_problem`), and fails when none is left, so
 a name that resolves to a denied address at connect time (DNS rebinding, `/etc/hosts`, a
@@ -19,6 +21,8 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
+import anyio._core._sockets as anyio_sockets
+
 from agentchat.core.host_policy import HostPolicy, normal_host
 
 log = logging.getLogger(__name__)
@@ -26,6 +30,7 @@ log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _turns: Counter[tuple[str, HostPolicy]] = Counter()  # (host, lists) -> turns using them
 _resolve = socket.getaddrinfo
+_resolve_async = anyio_sockets.getaddrinfo
 
 
 class HostRefused(socket.gaierror):
@@ -52,6 +57,8 @@ def install() -> None:
     """Wrap the process's name lookup (idempotent)."""
     if socket.getaddrinfo is not _guarded_getaddrinfo:
         socket.getaddrinfo = _guarded_getaddrinfo
+    if anyio_sockets.getaddrinfo is not _guarded_async_getaddrinfo:
+        anyio_sockets.getaddrinfo = _guarded_async_getaddrinfo  # what anyio.connect_tcp calls
 
 
 def hosts_of(*urls: str | None) -> set[str]:
@@ -83,7 +90,15 @@ def guarding(hosts: Iterable[str], policy: HostPolicy) -> Iterator[None]:
 
 
 def _guarded_getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
-    found = _resolve(host, port, *args, **kwargs)
+    return _allowed(host, _resolve(host, port, *args, **kwargs))
+
+
+async def _guarded_async_getaddrinfo(host: Any, port: Any, **kwargs: Any) -> Any:
+    return _allowed(host, await _resolve_async(host, port, **kwargs))
+
+
+def _allowed(host: Any, found: list[Any]) -> list[Any]:
+    """`found` without the addresses a running turn's lists refuse for `host`."""
     if host is None or not _turns:
         return found
     name = normal_host(host.decode() if isinstance(host, bytes) else str(host))
