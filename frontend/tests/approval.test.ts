@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { APPROVAL_CHOICES, approvalAnswerKey, approvalOf } from '@/lib/approval'
+import { dangerWords } from '@/lib/dangerWords'
 import { emptyRunState, applyNodeStream } from '@/lib/runState'
 
 const choices = [...APPROVAL_CHOICES]
@@ -27,5 +28,26 @@ describe('approvalOf', () => {
     expect(approvalAnswerKey(question, 'Deny')).toBe('thinking.approval.deny')
     expect(approvalAnswerKey('Which colour?', 'Deny')).toBeNull()
     expect(approvalAnswerKey(question, 'yes please')).toBeNull()
+  })
+})
+
+describe('dangerWords', () => {
+  it('shows a known danger in Chinese on the Chinese page, and as hermes wrote it in English', () => {
+    expect(dangerWords('recursive delete', 'zh')).toBe('递归删除')
+    expect(dangerWords('recursive delete', 'en')).toBe('recursive delete')
+  })
+
+  it('translates a joined warning part by part and keeps what it does not know', () => {
+    const joined = 'git force push (rewrites remote history); a danger from a newer hermes'
+    expect(dangerWords(joined, 'zh')).toBe('git 强制推送（会改写远程历史）；a danger from a newer hermes')
+  })
+
+  it('fills the forms hermes builds from the command', () => {
+    expect(dangerWords('arbitrary program execution via find -exec', 'zh')).toBe('通过 find -exec 执行任意程序')
+    expect(dangerWords('Security scan: [HIGH] Homograph URL', 'zh')).toBe('安全扫描：[HIGH] Homograph URL')
+  })
+
+  it('does not take an inherited name for a description', () => {
+    expect(dangerWords('constructor', 'zh')).toBe('constructor')
   })
 })

@@ -92,7 +92,9 @@ def test_a_dangerous_command_is_allowed_or_denied_with_buttons_only(
     question = tid(panel, "clarify-question")
     if locale == "zh":
         expect(question).to_contain_text("允许")
+        expect(question).to_contain_text("删除")  # why it is dangerous, in Chinese too
         expect(panel).not_to_contain_text("Allow")
+        expect(question).not_to_contain_text("delete")
     else:
         expect(question).to_contain_text("Allow this command")
     page.screenshot(path=screenshots / f"approval-{locale}-{size}-{scheme}.png")
