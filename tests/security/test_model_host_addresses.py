@@ -158,3 +158,30 @@ async def test_a_host_the_http_client_cannot_use_is_a_failed_test_not_a_500(
         response = await c.post(f"/api/models/{created['id']}/test")
     assert response.status_code == 200, response.text
     assert response.json()["ok"] is False
+
+
+@pytest.fixture(scope="module")
+def proxied_bridge(
+    tmp_path_factory: pytest.TempPathFactory, internal_service: tuple[str, list[str]]
+) -> Iterator[BridgeProcess]:
+    """A bridge whose environment names an HTTP proxy (as many company networks do). The proxy
+    here is the internal service itself: whatever goes through it reaches the denied side."""
+    proxy = f"http://127.0.0.1:{internal_service[0]}"
+    process = start_bridge(
+        tmp_path_factory.mktemp("proxied-bridge"), HTTP_PROXY=proxy, HTTPS_PROXY=proxy
+    )
+    yield process
+    process.stop()
+
+
+async def test_a_proxy_in_the_bridges_environment_does_not_carry_a_denied_model_host(
+    proxied_bridge: BridgeProcess, internal_service: tuple[str, list[str]]
+) -> None:
+    port, hits = internal_service
+    base_url = f"http://{loopback_name()}:{port}/v1"
+    before = len(hits)
+    turn = await _turn(proxied_bridge, base_url, modelHosts={"deny": DENY})
+    assert turn.result is not None and turn.result.status == "failed", turn.result
+    assert SECRET not in str(turn.result.model_dump())
+    assert "resolves to 127." in (turn.result.error or "")
+    assert len(hits) == before  # neither directly nor through the proxy

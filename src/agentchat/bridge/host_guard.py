@@ -8,6 +8,9 @@ one of its model hosts (the model's and its fallback's) keeps only the addresses
 lists allow (`core.host_policy.HostPolicy.address_problem`), and fails when none is left, so
 a name that resolves to a denied address at connect time (DNS rebinding, `/etc/hosts`, a
 spelling the API let through) is never reached. Other hosts (an agent tool's) are left alone.
+A guarded host is also reached directly, never through a proxy named in the bridge's
+environment (HTTPS_PROXY): the proxy would resolve and reach the address for us, out of the
+lists' sight, as the API's model test does not use one either (models/probe.py).
 """
 
 from __future__ import annotations
@@ -59,6 +62,32 @@ def install() -> None:
         socket.getaddrinfo = _guarded_getaddrinfo
     if anyio_sockets.getaddrinfo is not _guarded_async_getaddrinfo:
         anyio_sockets.getaddrinfo = _guarded_async_getaddrinfo  # what anyio.connect_tcp calls
+    _guard_proxy_choice()
+
+
+def _guard_proxy_choice() -> None:
+    """hermes picks a model client's proxy from the environment (`_get_proxy_for_base_url`,
+    imported by name where its clients are built): none for a host a running turn guards."""
+    import run_agent
+    from agent import process_bootstrap
+
+    for module in (process_bootstrap, run_agent):
+        choose = module._get_proxy_for_base_url
+        if not getattr(choose, "guarded", False):
+            module._get_proxy_for_base_url = _direct_when_guarded(choose)
+
+
+def _direct_when_guarded(choose: Any) -> Any:
+    def proxy_for(base_url: str | None) -> str | None:
+        with _lock:
+            guarded = {host for host, _ in _turns}
+        if guarded and hosts_of(base_url) & guarded:
+            return None
+        result: str | None = choose(base_url)
+        return result
+
+    proxy_for.guarded = True  # type: ignore[attr-defined]
+    return proxy_for
 
 
 def hosts_of(*urls: str | None) -> set[str]:

@@ -125,6 +125,8 @@ class TurnRunner:
         toolsets = policy.effective_toolsets(self._settings, request.toolsets)
         toolsets = policy.hermes_toolsets(self._settings, toolsets)
         model_id = _agent_identity(spec, toolsets)
+        if request.model_hosts.allow or request.model_hosts.deny:
+            model_id += "|direct"  # its clients were built without a proxy (host_guard)
         key = pool_key(request.session_id, str(self._settings.home), model_id, spec.api_key)
         slot, _created = self._pool.get_or_create(
             key,
