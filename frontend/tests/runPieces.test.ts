@@ -161,6 +161,19 @@ describe('runRegistry', () => {
     expect(heard).toEqual(['a:workflow_error'])
   })
 
+  it('keeps the question of an answer the page sent before the stream said it was answered', () => {
+    const { registry } = make()
+    registry.track('a', { sessionId: 1 })
+    const question = 'Allow this command (recursive delete)?\nrm -rf ./scratch'
+    const meta = { clarifyId: 'c', question, choices: ['Allow once', 'Allow for this chat', 'Deny'] }
+    registry.receive({ id: 1, event: 'node_stream', data: { runId: 'a', kind: 'clarify_request', content: question, meta } } as RunEvent)
+    registry.clarifyAnswered('a', 'c') // the POST came back first
+    expect(registry.getState('a')?.pendingClarify).toBeNull()
+    const answered = { clarifyId: 'c', answer: 'Deny' }
+    registry.receive({ id: 2, event: 'node_stream', data: { runId: 'a', kind: 'clarify_answered', content: 'Deny', meta: answered } } as RunEvent)
+    expect(registry.getState('a')?.clarifications).toEqual([{ clarifyId: 'c', question, answer: 'Deny' }])
+  })
+
   it('ends a run from an INTERRUPTED snapshot as interrupted', () => {
     const { registry } = make()
     registry.track('a', { sessionId: 1 })

@@ -91,6 +91,8 @@ export interface RunState {
   todos: TodoItem[]
   /** The question the run waits on (with `approval` when it asks to allow a command). */
   pendingClarify: PendingAsk | null
+  /** A question the page answered and hid before the stream said so: its record needs it. */
+  answeredAsk?: PendingAsk | null
   clarifications: ClarifyAnswered[]
   answer: string
   /** Interim text waiting for the tool call it precedes. */
@@ -228,10 +230,16 @@ function onToolResult(s: RunState, name: string, result: string, meta: MetaOf<To
 
 function onClarifyAnswered(s: RunState, meta: MetaOf<ClarifyAnsweredMeta>): RunState {
   const clarifyId = meta.clarifyId ?? ''
-  const question = s.pendingClarify?.clarifyId === clarifyId ? s.pendingClarify.question : str(meta.question)
-  const done = { clarifyId, question, answer: meta.answer ?? '' }
+  const ask = [s.pendingClarify, s.answeredAsk].find((a) => a?.clarifyId === clarifyId)
+  const done = { clarifyId, question: ask ? ask.question : str(meta.question), answer: meta.answer ?? '' }
   const pendingClarify = s.pendingClarify && s.pendingClarify.clarifyId !== clarifyId ? s.pendingClarify : null
-  return { ...s, pendingClarify, clarifications: [...s.clarifications, done] }
+  return { ...s, pendingClarify, answeredAsk: null, clarifications: [...s.clarifications, done] }
+}
+
+/** The page answered `clarifyId`: hide the question now, keep it for the answer's record. */
+export function hideAnswered(s: RunState, clarifyId: string): RunState {
+  if (s.pendingClarify?.clarifyId !== clarifyId) return s
+  return { ...s, pendingClarify: null, answeredAsk: s.pendingClarify }
 }
 
 /** Apply one node_stream item (kind/content/toolName/meta) — shared by events and stored logs. */

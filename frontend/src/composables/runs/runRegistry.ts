@@ -4,7 +4,7 @@
 import { reactive } from 'vue'
 import type { RunSnapshot } from '@/api/schema'
 import { buildSnapshotState, runStatus } from '@/lib/replay'
-import { applyEvent, emptyRunState, isTerminal, TERMINAL_EVENTS, type RunEvent, type RunState } from '@/lib/runState'
+import { applyEvent, emptyRunState, hideAnswered, isTerminal, TERMINAL_EVENTS, type RunEvent, type RunState } from '@/lib/runState'
 import { createTimers } from './timers'
 
 export interface RunEntry {
@@ -124,7 +124,7 @@ export function createRunRegistry(o: RunRegistryOptions) {
   /** The clarify question was answered: hide it before the stream says so. */
   function clarifyAnswered(runId: string, clarifyId: string): void {
     const e = runs.get(runId)
-    if (e && e.state.pendingClarify?.clarifyId === clarifyId) e.state = { ...e.state, pendingClarify: null }
+    if (e) e.state = hideAnswered(e.state, clarifyId)
     if (e?.polled) e.polled = { ...e.polled, pendingClarify: null }
   }
 
