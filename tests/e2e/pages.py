@@ -25,14 +25,18 @@ TOUCH = "() => matchMedia('(hover: none) and (pointer: coarse)').matches"
 
 def send(page: Page, text: str) -> None:
     """Type the question and send it: Enter, or on a touch screen (where Enter is a new line)
-    the send button."""
+    the send button. Returns once the page shows it, with its answer's place: until then
+    `last_assistant` is still the previous answer, which a caller would wait on instead."""
     box = tid(page, "composer-input")
     expect(box).to_be_enabled()
+    questions = tid(page, "user-message")
+    before = questions.count()
     box.fill(text)
     if page.evaluate(TOUCH):
         tid(page, "send-button").click()
     else:
         box.press("Enter")
+    expect(questions).to_have_count(before + 1)
 
 
 def assistants(page: Page) -> Locator:
