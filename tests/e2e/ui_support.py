@@ -41,13 +41,15 @@ def page_factory(browser: Browser, stack: E2EStack) -> Iterator[PageFactory]:
         size: dict[str, int] = DESKTOP,
         scheme: str = "light",
         storage: dict[str, str] | None = None,
+        touch: bool | None = None,
     ) -> Page:
+        """`touch`: a touch screen; by default below 768 px (a zoomed desktop passes False)."""
         ctx = browser.new_context(
             base_url=stack.url,
             viewport=size,  # type: ignore[arg-type]
             color_scheme=scheme,  # type: ignore[arg-type]
             locale="en-US",
-            has_touch=size["width"] < 768,
+            has_touch=size["width"] < 768 if touch is None else touch,
             is_mobile=False,
             bypass_csp=True,  # axe-core is injected as a script tag
         )

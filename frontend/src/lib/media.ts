@@ -18,7 +18,9 @@ export const NARROW_QUERY = '(max-width: 767.98px)'
 export const TOUCH_QUERY = '(hover: none) and (pointer: coarse)'
 
 /**
- * A phone whose on-screen keyboard is up (or a phone this short): the composer keeps to a few
- * rows and the page drops what can wait (matches the CSS in styles.css).
+ * Narrow and short: a phone whose on-screen keyboard is up, or a desktop zoomed to 200 %. The
+ * composer keeps to a few rows and the page tightens its spacing; on a touch screen (the
+ * keyboard, for a moment) it also drops what can wait — see the CSS in styles.css. A zoomed
+ * desktop keeps everything: nothing would bring it back.
  */
-export const KEYBOARD_QUERY = '(max-width: 767.98px) and (max-height: 520px)'
+export const SHORT_QUERY = '(max-width: 767.98px) and (max-height: 520px)'
