@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { defineComponent, h, nextTick, ref } from 'vue'
 import { mount } from '@vue/test-utils'
 import { useDraft, type Draft } from '@/composables/useDraft'
-import { dropDraft, loadDraft, saveDraft, type DraftKey } from '@/lib/drafts'
+import { dropDraft, loadDraft, moveDraft, saveDraft, type DraftKey } from '@/lib/drafts'
 
 beforeEach(() => localStorage.clear())
 afterEach(() => vi.useRealTimers())
@@ -18,6 +18,21 @@ describe('drafts', () => {
     expect(localStorage.getItem('agentchat.draft.1')).toBeNull()
     dropDraft('new')
     expect(loadDraft('new')).toBe('')
+  })
+
+  it('moves the draft of a deleted chat to the new chat, after what that one holds', () => {
+    saveDraft(7, 'my follow-up')
+    moveDraft(7, 'new')
+    expect(loadDraft(7)).toBe('')
+    expect(loadDraft('new')).toBe('my follow-up')
+    saveDraft(8, 'another thought')
+    moveDraft(8, 'new')
+    expect(loadDraft('new')).toBe('my follow-up\n\nanother thought')
+    saveDraft(9, 'another thought')
+    moveDraft(9, 'new') // the same words twice are kept once
+    expect(loadDraft('new')).toBe('my follow-up\n\nanother thought')
+    moveDraft(10, 'new') // nothing to move
+    expect(loadDraft('new')).toBe('my follow-up\n\nanother thought')
   })
 
   it('reads a damaged entry as no draft', () => {

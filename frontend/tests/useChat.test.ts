@@ -37,7 +37,7 @@ beforeEach(() => {
     const key = `${init.method ?? 'GET'} ${url.pathname}`
     calls.push(key + url.search)
     const handler = routes[key]
-    if (!handler) return json(404, { error: { code: 'not_found', message: `no route ${key}` } })
+    if (!handler) return json(404, { error: { code: 'no_route', message: `no route ${key}` } })
     const body = init.body ? JSON.parse(String(init.body)) : undefined
     const out = handler(body, url)
     return out instanceof Response ? out : json(200, out)
@@ -148,6 +148,29 @@ describe('useChat', () => {
     expect(await c.actions.send('hello')).toBe(false)
     expect(errors).toEqual(['This chat is archived. Restore it to continue.'])
     expect(localStorage.getItem('agentchat.lock.session.1')).toBeNull()
+  })
+
+  it('finds a chat deleted elsewhere gone before sending to it, and when the tab is shown again', async () => {
+    let deleted = false
+    const missing = () => json(404, { error: { code: 'not_found', message: 'chat session 1 not found' } })
+    routes['GET /api/chat/sessions/1'] = () => (deleted ? missing() : { session: session(1), messages: history, hasMore: false })
+    routes['GET /api/chat/sessions/1/messages'] = () => (deleted ? missing() : { messages: history, hasMore: false })
+    routes['POST /api/chat/sessions/1/runs'] = () => missing()
+    const { c } = chat()
+    await c.view.load(1)
+    deleted = true
+    expect(await c.actions.send('still there?')).toBe(false)
+    expect(c.view.gone.value).toBe(1)
+    expect(calls).not.toContain('POST /api/chat/sessions/1/runs')
+    expect(localStorage.getItem('agentchat.lock.session.1')).toBeNull()
+    c.view.clear()
+    expect(c.view.gone.value).toBeNull()
+
+    deleted = false
+    await c.view.load(1)
+    deleted = true
+    document.dispatchEvent(new Event('visibilitychange'))
+    await until(() => c.view.gone.value === 1)
   })
 
   it('resumes a RUNNING message after a reload and keeps following it across session switches', async () => {

@@ -3,6 +3,7 @@
 // and catching up with the server when another tab or device moved the chat on.
 import { computed, ref, shallowRef } from 'vue'
 import { chatApi } from '@/api/chat'
+import { ApiError } from '@/api/http'
 import type { Message, Session } from '@/api/schema'
 import { notifyError } from '@/lib/notify'
 import { buildReplayState } from '@/lib/replay'
@@ -26,7 +27,11 @@ export function useChatMessages(pool: RunPool) {
   const loading = ref(false)
   const loadingOlder = ref(false)
   const replays = shallowRef(new Map<number, RunState>())
+  /** The chat asked for, when the server answered that it does not exist (deleted elsewhere). */
+  const gone = ref<number | null>(null)
   let loadSeq = 0
+
+  const isMissing = (err: unknown) => err instanceof ApiError && err.status === 404 && err.code === 'not_found'
 
   const running = computed(() => runningMessage(messages.value))
   const currentRunId = computed(() => running.value?.runId ?? null)
@@ -60,6 +65,7 @@ export function useChatMessages(pool: RunPool) {
     try {
       const detail = await chatApi.getSession(sessionId)
       if (seq !== loadSeq) return
+      gone.value = null
       session.value = detail.session
       messages.value = detail.messages
       hasMore.value = detail.hasMore
@@ -67,6 +73,7 @@ export function useChatMessages(pool: RunPool) {
       followRunning()
     } catch (err) {
       if (seq === loadSeq) notifyError(err)
+      if (seq === loadSeq && isMissing(err)) gone.value = sessionId
       throw err
     } finally {
       if (seq === loadSeq) loading.value = false
@@ -80,7 +87,8 @@ export function useChatMessages(pool: RunPool) {
   /**
    * Compare the end of the branch shown with the server's and load it again when they differ
    * (another tab or device asked, regenerated, edited or switched a version). Returns whether
-   * the page changed. Quiet: a failed look changes nothing (the next request says why).
+   * the page changed. Quiet: a failed look changes nothing (the next request says why), but
+   * a chat the server no longer has is marked `gone`.
    */
   async function catchUp(): Promise<boolean> {
     const current = session.value
@@ -89,7 +97,8 @@ export function useChatMessages(pool: RunPool) {
     let end: Message[]
     try {
       end = (await chatApi.branchEnd(current.id)).messages
-    } catch {
+    } catch (err) {
+      if (seq === loadSeq && session.value?.id === current.id && isMissing(err)) gone.value = current.id
       return false
     }
     if (seq !== loadSeq || session.value?.id !== current.id || sameBranchEnd(messages.value, end)) return false
@@ -99,6 +108,7 @@ export function useChatMessages(pool: RunPool) {
 
   function clear(): void {
     loadSeq++
+    gone.value = null
     session.value = null
     messages.value = []
     hasMore.value = false
@@ -179,6 +189,7 @@ export function useChatMessages(pool: RunPool) {
     hasMore,
     loading,
     loadingOlder,
+    gone,
     currentRunId,
     stateOf,
     load,

@@ -62,6 +62,8 @@ export function useRunActions({ pool, view, lock, onSessionChanged }: RunActions
     } catch (err) {
       lock.release(sessionId)
       notifyError(err)
+      // the chat (or its message) is not there any more: deleted in another tab or device?
+      if (err instanceof ApiError && err.status === 404) void view.catchUp()
       // the agent service is down: the banner says so now, not at the next health check
       if (err instanceof ApiError && err.code === 'bridge_unavailable') void useServiceHealth().check()
       return null
@@ -81,6 +83,7 @@ export function useRunActions({ pool, view, lock, onSessionChanged }: RunActions
       // (another tab's run in this chat: the start below says so and shows it)
       sending.value = true
       const moved = await view.catchUp().finally(() => (sending.value = false))
+      if (view.gone.value === id) return false
       if (moved) {
         notifier().info(t('chat.caughtUp'))
         return false

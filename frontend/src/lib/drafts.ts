@@ -52,6 +52,17 @@ export function saveDraft(key: DraftKey, text: string, now: number = Date.now())
   }
 }
 
+/** What was typed into a chat that is gone (deleted elsewhere) waits in `to` instead, after
+ * what `to` already holds. */
+export function moveDraft(from: DraftKey, to: DraftKey): void {
+  const moving = loadDraft(from).trim()
+  dropDraft(from)
+  if (!moving) return
+  const kept = loadDraft(to).trim()
+  if (kept.endsWith(moving)) return
+  saveDraft(to, kept ? `${kept}\n\n${moving}` : moving)
+}
+
 function prune(storage: Storage): void {
   const drafts: [string, number][] = []
   for (let i = 0; i < storage.length; i++) {
