@@ -22,12 +22,13 @@ function snapshot(runId: string, status: RunSnapshot['status'], fields: Partial<
 }
 
 describe('runStream', () => {
-  function make(targets: StreamTarget[], status?: (n: number) => number) {
+  function make(targets: StreamTarget[], status?: (n: number) => number, silenceMs?: number) {
     const stub = streamFetch({ status })
     const seen = { events: [] as RunEvent[], lost: [] as number[], connected: [] as string[][], gaveUp: 0 }
     const stream = createRunStream({
       fetch: stub.fetch,
       backoffMs: [1, 1],
+      silenceMs,
       targets: () => targets,
       onEvent: (e) => seen.events.push(e),
       onConnected: (ids) => seen.connected.push(ids),
@@ -62,6 +63,38 @@ describe('runStream', () => {
     stream.resume()
     await until(() => seen.gaveUp === 2) // one more failure gives up again at once
     expect(stub.opened).toHaveLength(4)
+  })
+
+  it('reopens a connection that went silent (no event, no ping), from the last ids', async () => {
+    const targets = [{ runId: 'a', lastEventId: 2 }]
+    const { stub, stream, seen } = make(targets, undefined, 60)
+    stream.sync()
+    await until(() => seen.connected.length === 1)
+    for (let i = 0; i < 4; i++) {
+      stub.last().raw(': ping\n\n') // the server's pings keep a quiet connection alive
+      await new Promise((r) => setTimeout(r, 30))
+    }
+    expect(stub.opened).toHaveLength(1)
+    targets[0].lastEventId = 3 // the network dies silently: no error, nothing more arrives
+    await until(() => stub.opened.length === 2)
+    expect(stub.opened[0].aborted).toBe(true)
+    expect(seen.lost).toEqual([0])
+    expect(stub.last().lastIds).toEqual([3])
+    await until(() => seen.connected.length === 2)
+  })
+
+  it('reconnects at once when the network comes back, even while waiting out its back-off', async () => {
+    const { stub, stream, seen } = make([{ runId: 'a', lastEventId: 0 }], (n) => (n < 3 ? 503 : 200))
+    stream.sync()
+    await until(() => seen.gaveUp === 1)
+    expect(stub.opened).toHaveLength(3)
+    stream.restart() // the browser says it is online again
+    await until(() => seen.connected.length === 1)
+    expect(stub.opened).toHaveLength(4)
+    stream.restart() // a live connection is replaced too (it may be a dead one)
+    await until(() => seen.connected.length === 2)
+    expect(stub.opened[3].aborted).toBe(true)
+    expect(stub.opened).toHaveLength(5)
   })
 
   it('closes when no run is left to follow', async () => {

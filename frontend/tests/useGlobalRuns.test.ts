@@ -134,6 +134,27 @@ describe('useGlobalRuns', () => {
     expect(pool.isReconnecting('a')).toBe(false)
   })
 
+  it('goes back to the stream as soon as the browser is online again, polling or not', async () => {
+    const stub = streamFetch({ status: (n) => (n < 3 ? 503 : 200) })
+    const getState = vi.fn(async (runId: string): Promise<RunSnapshot> => ({
+      runId, sessionId: 1, messageId: 9, status: 'RUNNING', eventCount: 0, finalText: null, error: null, pendingClarify: null, logs: [],
+    }))
+    pool = createRunPool({ fetch: stub.fetch, getState, backoffMs: [1, 1], pollMs: 5, streamRetryMs: 100_000, cleanupMs: 1000 })
+    pool.track('a', { sessionId: 1 })
+    await until(() => pool!.connection.polling)
+    expect(stub.opened).toHaveLength(3)
+    window.dispatchEvent(new Event('online'))
+    await until(() => pool!.connection.connected)
+    expect(pool.connection.polling).toBe(false)
+    expect(pool.isReconnecting('a')).toBe(false)
+    stub.last().send('a', 1, 'node_stream', { kind: 'answer_delta', content: 'back online' })
+    await until(() => pool!.getState('a')?.answer === 'back online')
+    window.dispatchEvent(new Event('online')) // a connection that may have died with the network
+    await until(() => stub.opened.length === 5)
+    expect(stub.opened[3].aborted).toBe(true)
+    expect(stub.last().lastIds).toEqual([1])
+  })
+
   it('reports a run the server no longer knows as ended', async () => {
     const stub = streamFetch({ status: () => 404 })
     const getState = vi.fn(async (): Promise<RunSnapshot> => {

@@ -85,6 +85,16 @@ export function createRunPool(options: RunPoolOptions = {}) {
     })
   }
 
+  // The network is back (Wi-Fi again, out of a tunnel): follow the live runs again now, not
+  // after the back-off or the polling round, on a new connection (the old one may have died
+  // with the network without saying so).
+  function onOnline(): void {
+    if (disposed || !registry.liveIds().length) return
+    polling.stop()
+    stream.restart()
+  }
+  if (typeof window !== 'undefined') window.addEventListener('online', onOnline)
+
   /** The stream does not know the run (API restarted, run long gone): ask /state once. */
   async function settleUnknown(runId: string): Promise<void> {
     await polling.pollRun(runId)
@@ -119,6 +129,7 @@ export function createRunPool(options: RunPoolOptions = {}) {
     onEvent: registry.onEvent,
     dispose(): void {
       disposed = true
+      if (typeof window !== 'undefined') window.removeEventListener('online', onOnline)
       stream.dispose()
       polling.dispose()
       registry.dispose()

@@ -1,7 +1,9 @@
 // The transport of the run pool: ONE fetch-based SSE connection for all live runs of the tab
 // (GET /api/chat/stream?runs=a,b&lastEventIds=3,0), reopened when a new run joins, resumed after
 // the last event id of each run. A lost connection is retried with back-off; when the back-off
-// is spent the stream pauses and tells its owner to poll instead (see runPolling.ts).
+// is spent the stream pauses and tells its owner to poll instead (see runPolling.ts). A
+// connection that goes silent (the server pings every 15 s, so a dead network, not a quiet
+// agent) counts as lost too: a dropped Wi-Fi or a laptop's sleep ends no fetch by itself.
 import { ApiError } from '@/api/http'
 import { runsApi } from '@/api/runs'
 import type { RunEvent } from '@/lib/runState'
@@ -18,6 +20,8 @@ export interface StreamTarget {
 export interface RunStreamOptions {
   fetch: FetchFn
   backoffMs: number[]
+  /** No byte for this long (not even the server's ping) and the connection counts as lost. */
+  silenceMs?: number
   /** The live runs to follow, with the last event id seen of each. */
   targets: () => StreamTarget[]
   onEvent: (event: RunEvent) => void
@@ -30,17 +34,23 @@ export interface RunStreamOptions {
   status?: { connected: boolean; opens: number }
 }
 
+/** Twice and a half the server's ping interval (runs/streaming.py PING_S = 15 s). */
+export const SILENCE_MS = 40_000
+
 export function createRunStream(o: RunStreamOptions) {
+  const silenceMs = o.silenceMs ?? SILENCE_MS
   const timers = createTimers()
   const state = o.status ?? { connected: false, opens: 0 }
   let controller: AbortController | null = null
   let connectedIds = new Set<string>()
   let failures = 0
   let retryTimer: Timer | null = null
+  let silenceTimer: Timer | null = null
   let paused = false
   let disposed = false
 
   function close(): void {
+    silenceTimer = timers.cancel(silenceTimer)
     controller?.abort()
     controller = null
     connectedIds = new Set()
@@ -71,6 +81,15 @@ export function createRunStream(o: RunStreamOptions) {
     state.opens++
     let status = 0
     let received = 0
+    let silent = false
+    const listen = () => {
+      timers.cancel(silenceTimer)
+      silenceTimer = timers.later(() => {
+        silent = true
+        ctl.abort()
+      }, silenceMs)
+    }
+    listen() // a request that hangs with a dead network counts as lost too
     try {
       const response = await o.fetch(runsApi.streamUrl(targets), {
         headers: { Accept: 'text/event-stream' },
@@ -81,17 +100,17 @@ export function createRunStream(o: RunStreamOptions) {
       if (!response.ok || !response.body) throw new ApiError(`stream answered ${status}`, status, 'stream')
       state.connected = true
       o.onConnected([...connectedIds])
-      received = await read(response.body, ctl.signal)
+      received = await read(response.body, ctl.signal, listen)
     } catch {
       /* handled below: aborted, network error or an HTTP error */
     }
-    if (ctl.signal.aborted || controller !== ctl) return
+    if ((ctl.signal.aborted && !silent) || controller !== ctl) return
     close()
     if (status >= 200 && status < 300 && received > 0) failures = 0
-    lost(status)
+    lost(silent ? 0 : status)
   }
 
-  async function read(body: ReadableStream<Uint8Array>, signal: AbortSignal): Promise<number> {
+  async function read(body: ReadableStream<Uint8Array>, signal: AbortSignal, heard: () => void): Promise<number> {
     const reader = body.getReader()
     const decoder = new TextDecoder()
     const parser = new SseParser()
@@ -100,6 +119,7 @@ export function createRunStream(o: RunStreamOptions) {
     for (;;) {
       const { done, value } = await reader.read()
       if (done || signal.aborted) break
+      heard()
       for (const message of parser.push(decoder.decode(value, { stream: true }))) {
         let data: Record<string, unknown>
         try {
@@ -137,13 +157,23 @@ export function createRunStream(o: RunStreamOptions) {
     sync()
   }
 
+  /** Open the connection again at once (the network came back): a retry waiting out its
+   * back-off goes now, a connection that may have died with the network is replaced. */
+  function restart(): void {
+    retryTimer = timers.cancel(retryTimer)
+    paused = false
+    failures = 0
+    close()
+    sync()
+  }
+
   function dispose(): void {
     disposed = true
     close()
     timers.clear()
   }
 
-  return { state, sync, resume, dispose }
+  return { state, sync, resume, restart, dispose }
 }
 
 export type RunStream = ReturnType<typeof createRunStream>
