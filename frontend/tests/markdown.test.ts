@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import hljs from 'highlight.js/lib/common'
 import { isSafeImageSrc, renderMarkdown, sanitizeHtml, splitFrontMatter } from '@/lib/markdown'
 
 function dom(html: string): HTMLElement {
@@ -14,6 +15,15 @@ describe('renderMarkdown', () => {
     expect(el.querySelector('.code-block pre code.hljs')?.textContent).toBe('print("hi")\n')
     expect(el.querySelector('.code-block button[data-copy-code]')).not.toBeNull()
     expect(el.querySelector('.hljs-built_in, .hljs-string')).not.toBeNull()
+  })
+
+  it('guesses the language of a finished code block once, not at every render of a streaming answer', () => {
+    const guess = vi.spyOn(hljs, 'highlightAuto')
+    const block = '```\n' + Array.from({ length: 50 }, (_, i) => `let v${i} = f(${i});`).join('\n') + '\n```'
+    const first = renderMarkdown(`${block}\n\nThe answer goes`)
+    const again = renderMarkdown(`${block}\n\nThe answer goes on`)
+    expect(guess).toHaveBeenCalledTimes(1)
+    expect(dom(again).querySelector('pre code')?.innerHTML).toBe(dom(first).querySelector('pre code')?.innerHTML)
   })
 
   it('keeps raw HTML as text: no script, no handlers', () => {

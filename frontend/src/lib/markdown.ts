@@ -9,13 +9,32 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 }
 
-function highlight(code: string, lang: string): string {
+function highlightNow(code: string, lang: string): string {
   try {
     if (lang && hljs.getLanguage(lang)) return hljs.highlight(code, { language: lang, ignoreIllegals: true }).value
     return hljs.highlightAuto(code).value
   } catch {
     return escapeHtml(code)
   }
+}
+
+// A streaming answer is rendered again and again: its finished code blocks are highlighted once
+// (guessing a language tries them all: it was most of the cost of a long answer).
+const highlighted = new Map<string, string>()
+const HIGHLIGHTS_KEPT = 64
+
+function highlight(code: string, lang: string): string {
+  const key = `${lang}\u0000${code}`
+  const known = highlighted.get(key)
+  if (known !== undefined) {
+    highlighted.delete(key) // the most recently used stays: a block still growing ages out
+    highlighted.set(key, known)
+    return known
+  }
+  const out = highlightNow(code, lang)
+  if (highlighted.size >= HIGHLIGHTS_KEPT) highlighted.delete(highlighted.keys().next().value!)
+  highlighted.set(key, out)
+  return out
 }
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false })
