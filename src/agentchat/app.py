@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import FastAPI
+from starlette.types import ASGIApp
 
 from agentchat import __version__
 from agentchat.chat.router import router as chat_router
@@ -17,6 +18,7 @@ from agentchat.web.error_handlers import install_api_error_handlers
 from agentchat.web.frontend import STATIC_DIR, mount_frontend
 from agentchat.web.health import router as health_router
 from agentchat.web.info import router as info_router
+from agentchat.web.own_user import guard_own_user
 from agentchat.web.security import install_security
 
 
@@ -36,3 +38,10 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app.include_router(skills_router)
     mount_frontend(app, STATIC_DIR)
     return app
+
+
+def create_served_app(settings: Settings | None = None) -> ASGIApp:
+    """The app as `agentchat serve` puts it on a socket: without a token, only the user of this
+    machine that runs it gets in (web.own_user)."""
+    settings = settings or get_settings()
+    return guard_own_user(create_app(settings), settings)

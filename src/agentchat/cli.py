@@ -110,8 +110,9 @@ def serve(
     """Serve the API and the page."""
     import uvicorn
 
-    from agentchat.app import create_app
+    from agentchat.app import create_served_app
     from agentchat.core.settings import Settings
+    from agentchat.web.own_user import own_user_note
     from agentchat.web.security import UnsafeBind, bind_note, check_bind
 
     settings = _settings(
@@ -130,15 +131,16 @@ def serve(
     except UnsafeBind as exc:
         typer.echo(f"agentchat serve: {exc}", err=True)
         raise typer.Exit(2) from exc
-    if note := bind_note(settings.host, settings):
-        typer.echo(f"agentchat serve: {note}", err=True)
+    for note in (bind_note(settings.host, settings), own_user_note(settings)):
+        if note:
+            typer.echo(f"agentchat serve: {note}", err=True)
     _redis_reachable(settings)
     _schema(settings, migrate=settings.migrate, command="serve")
     if workers > 1:
         _serve_workers(settings, settings.host, settings.port, workers)
         return
     uvicorn.run(
-        create_app(settings),
+        create_served_app(settings),
         host=settings.host,
         port=settings.port,
         log_level="info",
@@ -182,7 +184,7 @@ def _serve_workers(settings: object, host: str, port: int, workers: int) -> None
         database.dispose()
         os.environ.update(worker_env(stack))
         uvicorn.run(
-            "agentchat.app:create_app",
+            "agentchat.app:create_served_app",
             factory=True,
             workers=workers,
             host=host,

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +43,11 @@ class Served:
 
     def wait_for_log(self, text: str, timeout: float = START_TIMEOUT_S) -> None:
         self._wait(lambda: text in self.log(), timeout, f"to log {text!r}")
+
+    def wait_until(
+        self, condition: Callable[[], bool], what: str, timeout: float = START_TIMEOUT_S
+    ) -> None:
+        self._wait(condition, timeout, what)
 
     def wait_exit(self, timeout: float = START_TIMEOUT_S) -> int:
         return self.process.wait(timeout=timeout)
