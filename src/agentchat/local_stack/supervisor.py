@@ -17,6 +17,7 @@ from agentchat.bridge import address
 from agentchat.core.bridge_status import BridgeStatus
 from agentchat.local_stack.backoff import Backoff
 from agentchat.local_stack.bridge import PING_TIMEOUT_S, LocalBridge, answers
+from agentchat.local_stack.processes import pid_alive
 from agentchat.local_stack.state import read_state
 
 log = logging.getLogger(__name__)
@@ -137,6 +138,7 @@ class BridgeFollower(_Watcher):
         self._data_dir, self.status = data_dir, status
         self._current = (url, secret)
         self.moved: list[Moved] = []
+        self._missed = 0
 
     def check(self) -> None:
         state = read_state(self._data_dir)
@@ -146,7 +148,13 @@ class BridgeFollower(_Watcher):
             for moved in self.moved:
                 moved(state.url, state.secret)
         if state is not None and answers(state):
+            self._missed = 0
             self.status.up()
-        else:
-            reason = "the local Hermes Bridge does not answer; it is being restarted"
-            self.status.down(reason, refuse_runs=True)
+            return
+        self._missed += 1
+        # Alive but slow to answer (a busy machine): the parent restarts it only after
+        # MISSED_PINGS, and so long it still takes runs.
+        if state is not None and pid_alive(state.pid) and self._missed < MISSED_PINGS:
+            return
+        reason = "the local Hermes Bridge does not answer; it is being restarted"
+        self.status.down(reason, refuse_runs=True)
