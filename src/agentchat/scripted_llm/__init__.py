@@ -13,7 +13,11 @@ step, and each request plays the step after the tool rounds already answered:
     #echo-context        answer "CONTEXT: " + the user messages, oldest first, joined by " | "
     #echo-tools          answer "TOOLS: " + the function names the request offered, sorted
     #usage N             report N prompt tokens for this step
-    #fail STATUS         answer this step's request with that HTTP status
+    #fail STATUS [S]     answer this step's request with that HTTP status (S: Retry-After)
+    #empty               answer with no content at all (finish_reason stop)
+    #malformed           a `data:` line that is not JSON, in the stream
+    #context N           refuse a prompt of more than N tokens (HTTP 400, OpenAI's words)
+    #stall               the stream breaks here (once; hermes' continuation request plays on)
 
 Without directives it plays a demo turn; summariser and review prompts get a short summary.
 `server.create_app()` is the ASGI app, `server.serve_in_thread()` runs it on a free port and

@@ -36,6 +36,8 @@ _VISIBLE = frozenset(
     }
 )
 
+_ANSWERED = _VISIBLE | TOOL_DIRECTIVES | {"empty"}
+
 
 @dataclass(frozen=True, slots=True)
 class Text:
@@ -67,7 +69,12 @@ class Stall:
     """The stream breaks here: no finish_reason, no usage, no [DONE]."""
 
 
-Event = Text | ToolCall | Pause | Hold | Stall
+@dataclass(frozen=True, slots=True)
+class Malformed:
+    """A `data:` line that is not JSON (a provider or proxy that garbles its stream)."""
+
+
+Event = Text | ToolCall | Pause | Hold | Stall | Malformed
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +85,8 @@ class Reply:
     conversation: Conversation
     fail_status: int | None
     prompt_tokens: int | None
+    retry_after_s: int | None = None  # sent as `Retry-After` with `fail_status`
+    context_limit: int | None = None  # `#context N`: a longer prompt is refused (HTTP 400)
 
     def events(self) -> Iterator[Event]:
         return _play(self.step, self.conversation)
@@ -92,12 +101,30 @@ def plan_reply(conversation: Conversation) -> Reply:
         conversation=conversation,
         fail_status=_error_status(fail.arg) if fail else None,
         prompt_tokens=to_int(usage.arg) if usage else None,
+        retry_after_s=_retry_after(fail.arg) if fail else None,
+        context_limit=_context_limit(conversation),
     )
 
 
 def _error_status(arg: str) -> int:
     status = to_int(arg, 500)
     return status if 400 <= status <= 599 else 500
+
+
+def _context_limit(conversation: Conversation) -> int | None:
+    """`#context N` anywhere in the latest user message, whatever step is played."""
+    if conversation.is_summary_request:
+        return None
+    found = next(
+        (d for d in parse_directives(conversation.latest_user) if d.name == "context"), None
+    )
+    return to_int(found.arg) or None if found else None
+
+
+def _retry_after(arg: str) -> int | None:
+    """`#fail 429 30`: the second number is the `Retry-After` in seconds."""
+    words = arg.split()
+    return to_int(words[1]) if len(words) > 1 and words[1].isdigit() else None
 
 
 def _script(conversation: Conversation) -> list[Step]:
@@ -125,6 +152,8 @@ def _play(step: Step, conversation: Conversation) -> Iterator[Event]:
             if not conversation.nudged:
                 yield Stall()
                 return
+        elif name == "malformed":
+            yield Malformed()
         elif name in TOOL_DIRECTIVES:
             yield from _paced(delay, [_tool_call(directive, conversation, calls)])
             calls += 1
@@ -140,8 +169,9 @@ def _play(step: Step, conversation: Conversation) -> Iterator[Event]:
 
 
 def _with_fallback_answer(directives: tuple[Directive, ...]) -> tuple[Directive, ...]:
-    """A final step with nothing visible says "Done." so the agent gets a real answer."""
-    if any(d.name in _VISIBLE or d.name in TOOL_DIRECTIVES for d in directives):
+    """A final step with nothing visible says "Done." so the agent gets a real answer
+    (`#empty` asks for an answer with no content at all)."""
+    if any(d.name in _ANSWERED for d in directives):
         return directives
     return (*directives, Directive("say", "Done."))
 

@@ -34,6 +34,9 @@ KNOWN = frozenset(
         "think-inline",
         "system-contains",
         "hold",
+        "empty",
+        "malformed",
+        "context",
     }
 )
 TOOL_DIRECTIVES = frozenset({"tool", "also", "todo", "clarify"})

@@ -15,12 +15,14 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
-from agentchat.scripted_llm.play import Hold, Pause, Reply, Stall, Text, plan_reply
+from agentchat.scripted_llm.play import Hold, Malformed, Pause, Reply, Stall, Text, plan_reply
 from agentchat.scripted_llm.script import read_conversation
 from agentchat.scripted_llm.wire import (
+    MALFORMED_LINE,
     MODEL_ID,
     ChunkWriter,
     CompletionBuilder,
+    context_error_body,
     error_body,
     estimate_prompt_tokens,
     model_card,
@@ -85,9 +87,9 @@ async def get_model(model_id: str) -> dict[str, Any]:
 async def chat_completions(body: ChatRequest, gates: Gates) -> Response:
     tools = (body.model_extra or {}).get("tools")
     reply = plan_reply(read_conversation(body.messages, tools if isinstance(tools, list) else None))
-    if reply.fail_status is not None:
-        message = f"Scripted failure: HTTP {reply.fail_status} (#fail directive)"
-        return JSONResponse(error_body(reply.fail_status, message), reply.fail_status)
+    refusal = _refusal(reply, body.messages)
+    if refusal is not None:
+        return refusal
     prompt_tokens = reply.prompt_tokens
     if prompt_tokens is None:
         prompt_tokens = estimate_prompt_tokens(body.messages)
@@ -95,6 +97,19 @@ async def chat_completions(body: ChatRequest, gates: Gates) -> Response:
         stream = _stream(reply, ChunkWriter(body.model), prompt_tokens, gates)
         return StreamingResponse(stream, media_type="text/event-stream")
     return JSONResponse(await _complete(reply, body.model, prompt_tokens, gates))
+
+
+def _refusal(reply: Reply, messages: list[dict[str, Any]]) -> JSONResponse | None:
+    """The error a request gets instead of an answer (`#fail`, `#context`), if any."""
+    if reply.fail_status is not None:
+        message = f"Scripted failure: HTTP {reply.fail_status} (#fail directive)"
+        headers = {"Retry-After": str(reply.retry_after_s)} if reply.retry_after_s else None
+        return JSONResponse(error_body(reply.fail_status, message), reply.fail_status, headers)
+    if reply.context_limit is not None:
+        tokens = estimate_prompt_tokens(messages)
+        if tokens > reply.context_limit:
+            return JSONResponse(context_error_body(reply.context_limit, tokens), 400)
+    return None
 
 
 async def _stream(
@@ -113,6 +128,9 @@ async def _stream(
         if isinstance(event, Stall):
             yield "".join(batch)
             return
+        if isinstance(event, Malformed):
+            batch.append(MALFORMED_LINE)
+            continue
         produced += 1
         if isinstance(event, Text):
             batch.append(writer.text(event))
@@ -139,7 +157,7 @@ async def _complete(reply: Reply, model: str, prompt_tokens: int, gates: Gates) 
     for event in reply.events():
         if isinstance(event, Pause | Hold):
             await _wait(event, gates)
-        elif isinstance(event, Stall):
+        elif isinstance(event, Stall | Malformed):
             break
         else:
             builder.add(event)

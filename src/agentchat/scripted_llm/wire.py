@@ -13,6 +13,7 @@ MODEL_ID = "scripted"
 CONTEXT_LENGTH = 131072
 
 _COMPACT = (",", ":")
+MALFORMED_LINE = 'data: {"id":"chatcmpl-garbled","choices":[{"delta":{"content":"\n\n'
 _ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -36,6 +37,22 @@ def model_card(model_id: str = MODEL_ID) -> dict[str, Any]:
 def error_body(status: int, message: str) -> dict[str, Any]:
     kind = _ERROR_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
     return {"error": {"message": message, "type": kind, "code": str(status), "param": None}}
+
+
+def context_error_body(limit: int, tokens: int) -> dict[str, Any]:
+    """OpenAI's answer to a prompt longer than the model's window."""
+    message = (
+        f"This model's maximum context length is {limit} tokens. However, your messages "
+        f"resulted in {tokens} tokens. Please reduce the length of the messages."
+    )
+    kind = "invalid_request_error"
+    error = {
+        "message": message,
+        "type": kind,
+        "param": "messages",
+        "code": "context_length_exceeded",
+    }
+    return {"error": error}
 
 
 def usage(prompt_tokens: int, completion_tokens: int) -> dict[str, int]:
