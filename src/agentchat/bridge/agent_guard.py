@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from typing import Any
@@ -38,13 +39,27 @@ def summarize_api_error(error: Exception) -> str:
         return refused
     status = getattr(error, "status_code", None)
     message = _json_message(getattr(error, "body", None)) or _json_message(_response_json(error))
+    wait = _retry_after(error)
     if status and message:
-        return f"HTTP {status}: {' '.join(message.split())[:300]}"
+        return f"HTTP {status}: {' '.join(message.split())[:300]}{wait}"
     if status:
-        return f"HTTP {status} from the model endpoint (its answer is not a JSON error)"
+        return f"HTTP {status} from the model endpoint (its answer is not a JSON error){wait}"
     if "timeout" in type(error).__name__.lower():
         return f"the model endpoint timed out ({type(error).__name__})"
+    if isinstance(error, json.JSONDecodeError):  # it answered, with a garbled stream
+        return f"the model endpoint sent data that is not valid JSON ({type(error).__name__})"
     return f"the model endpoint could not be reached ({type(error).__name__})"
+
+
+def _retry_after(error: Exception) -> str:
+    """The " (the provider asks to retry after N s)" of a Retry-After in seconds, else ""."""
+    headers = getattr(getattr(error, "response", None), "headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    try:
+        seconds = round(float(value)) if value else None
+    except (TypeError, ValueError):  # an HTTP date: not worth a clock of its own
+        seconds = None
+    return f" (the provider asks to retry after {seconds} s)" if seconds else ""
 
 
 def _json_message(body: Any) -> str:

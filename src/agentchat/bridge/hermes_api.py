@@ -9,6 +9,7 @@ from typing import Any
 
 from agentchat.bridge import agent_guard, providers
 from agentchat.bridge.providers import ModelSpec
+from agentchat.bridge.silence import SilenceWatch
 from agentchat.bridge.translate import TurnTranslator
 
 
@@ -18,10 +19,14 @@ class AgentSlot:
 
     agent: Any
     translator: TurnTranslator | None = None
+    watch: SilenceWatch | None = None
     system_prompt: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def call(self, method: str, *args: Any) -> Any:
+        watch = self.watch
+        if watch is not None:
+            watch.saw(method)
         translator = self.translator
         if translator is None:
             return "" if method == "on_clarify" else None

@@ -24,7 +24,7 @@ def hermes_config(settings: BridgeSettings) -> dict[str, Any]:
     """The config.yaml that keeps hermes fast, quiet and offline-friendly."""
     ctx = settings.default_context_length
     skills = [str(settings.skills_dir.expanduser().resolve())] if settings.skills_dir else []
-    timeout = {"request_timeout_seconds": settings.request_timeout_s}
+    timeout = {"request_timeout_seconds": settings.hermes_request_timeout_s}
     return {
         # ollama_num_ctx 0: no Ollama detection probes at start, and no options.num_ctx sent;
         # bridge/providers.py sets it per agent for Ollama models only.
@@ -48,6 +48,9 @@ def hermes_config(settings: BridgeSettings) -> dict[str, Any]:
             "in_place": True,
         },
         "providers": {name: dict(timeout) for name in _PROVIDER_IDS},
+        # hermes would append or substitute its CLI advice ("⚠️ No reply: … send `continue`")
+        # as the answer; bridge/non_answers.py tells those turns apart instead.
+        "display": {"turn_completion_explainer": False},
         # hermes pip-installs a provider's SDK at its first use; everything it needs is in
         # requirements.lock instead (an install at run time fails offline and changes the venv).
         "security": {"allow_lazy_installs": False},

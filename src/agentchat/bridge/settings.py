@@ -10,6 +10,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from agentchat.core.context_length import DEFAULT_CONTEXT_LENGTH, MIN_CONTEXT_LENGTH
 from agentchat.core.toolsets import DEFAULT_TOOLSETS
 
+SILENCE_GRACE_S = 30.0
+
 
 class BridgeSettings(BaseSettings):
     """Everything the bridge process needs; one HERMES_HOME per process."""
@@ -47,6 +49,10 @@ class BridgeSettings(BaseSettings):
     answer_max_chars: int = Field(default=400, ge=1)
     api_max_retries: int = Field(default=1, ge=0)
     request_timeout_s: float = Field(default=300.0, gt=0)
+    # A turn whose model sends nothing for this long, over all hermes' retries, ends FAILED
+    # (bridge/silence.py); time a tool runs or a question waits does not count. None: the
+    # request timeout.
+    silence_timeout_s: float | None = Field(default=None, gt=0)
     default_context_length: int = Field(default=DEFAULT_CONTEXT_LENGTH, ge=MIN_CONTEXT_LENGTH)
     memory_char_limit: int = 2200
     user_char_limit: int = 1375
@@ -55,6 +61,16 @@ class BridgeSettings(BaseSettings):
     @property
     def default_toolsets(self) -> list[str]:
         return [t.strip() for t in self.toolsets.split(",") if t.strip()]
+
+    @property
+    def silence_limit_s(self) -> float:
+        return self.silence_timeout_s or self.request_timeout_s
+
+    @property
+    def hermes_request_timeout_s(self) -> float:
+        """hermes' own timeout of one request: past the silence limit, so a silent model ends
+        the turn instead of starting hermes' reconnects and continuations."""
+        return max(self.request_timeout_s, self.silence_limit_s + SILENCE_GRACE_S)
 
     @property
     def home(self) -> Path:

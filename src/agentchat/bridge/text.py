@@ -9,6 +9,7 @@ from typing import Any
 
 _LEADING_SYMBOLS = re.compile(r"^[\W_]+(?=\w)")
 _TRAILING_VERB = re.compile(r"(\w+)\.\.\.$")
+_WAITING = re.compile(r"waiting on .* (\d+)s with no output|no output from provider for (\d+)s")
 
 
 def strip_face(text: str, faces: Iterable[str]) -> str:
@@ -22,6 +23,17 @@ def strip_face(text: str, faces: Iterable[str]) -> str:
         if verb:
             return f"{verb.group(1)}..."
     return text
+
+
+def wait_notice(text: str, limit_s: float | None) -> str | None:
+    """hermes' notice of a silent model, in our words; None for any other text. (Its own words
+    promise an "auto-reconnect" the bridge's silence limit may never let happen.)"""
+    found = _WAITING.search(text)
+    if found is None:
+        return None
+    seconds = found.group(1) or found.group(2)
+    limit = f"; the answer stops after {limit_s:g} s without output" if limit_s else ""
+    return f"Waiting for the model: no output for {seconds} s{limit}"
 
 
 def strip_leading_symbols(text: str) -> str:

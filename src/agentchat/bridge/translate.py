@@ -22,6 +22,7 @@ from agentchat.bridge.text import (
     strip_leading_symbols,
     todo_list,
     truncate,
+    wait_notice,
 )
 from agentchat.events.contract import (
     APPROVAL_CHOICES,
@@ -64,6 +65,7 @@ class TurnTranslator:
         tool_preview: ToolPreview | None = None,
         summary_of: SummaryOf | None = None,
         tool_result_max_chars: int = 20_000,
+        silence_limit_s: float | None = None,
     ) -> None:
         self._emit = emit
         self._clarify = clarify
@@ -71,6 +73,7 @@ class TurnTranslator:
         self._tool_preview = tool_preview
         self._summary_of = summary_of
         self._max_result = tool_result_max_chars
+        self._silence_limit_s = silence_limit_s
         self._lock = threading.Lock()
         self._answer: list[str] = []
         self._last_status = ""
@@ -92,7 +95,8 @@ class TurnTranslator:
     def on_thinking(self, text: str) -> None:
         """Spinner text; hermes re-raises exceptions from this one, so never raise."""
         try:
-            self._status(strip_face(text or "", self._faces))
+            notice = wait_notice(text or "", self._silence_limit_s)
+            self._status(notice or strip_face(text or "", self._faces))
         except Exception:
             log.exception("thinking callback failed")
 

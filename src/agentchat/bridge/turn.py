@@ -13,7 +13,9 @@ from agentchat.bridge import (
     continuations,
     hermes_api,
     host_guard,
+    non_answers,
     policy,
+    silence,
     stall_usage,
     summary_usage,
 )
@@ -95,9 +97,11 @@ class TurnRunner:
             tool_preview=hermes_api.tool_preview,
             summary_of=hermes_api.summary_of,
             tool_result_max_chars=self._settings.tool_result_max_chars,
+            silence_limit_s=self._settings.silence_limit_s,
         )
         translator.max_iterations = request.max_iterations
         slot.translator = translator
+        slot.watch = silence.SilenceWatch(self._settings.silence_limit_s)
         try:
             task_id = self._prepare(slot, request)
             if not handle.attach(slot.agent):
@@ -106,7 +110,10 @@ class TurnRunner:
             session_key = slot.agent.session_id
             approval.ask_on_this_thread(session_key, translator.on_approval)
             approval.restore(session_key, request.approvals)
-            with summary_usage.metering() as summary:
+            with (
+                summary_usage.metering() as summary,
+                silence.watching(slot.watch, slot.agent.interrupt),
+            ):
                 result = slot.agent.run_conversation(
                     request.user_message,
                     system_message=slot.system_prompt,
@@ -119,6 +126,7 @@ class TurnRunner:
         finally:
             handle.detach()
             slot.translator = None
+            slot.watch = None
 
     def _slot(self, request: RunRequest) -> AgentSlot:
         spec = self._spec(request)
@@ -192,6 +200,9 @@ class TurnRunner:
             messages=kept,
             compacted=compacted,
         )
+        watch = slot.watch
+        if watch is not None and watch.gave_up and not handle.aborted:
+            return _failed(end, silence.gave_up_error(watch.limit_s), translator)
         if handle.aborted or result.get("interrupted"):
             return end.model_copy(
                 update={"status": "stopped", "final_text": translator.streamed_answer}
@@ -200,9 +211,15 @@ class TurnRunner:
             error = policy.public_error(
                 str(result.get("error") or result.get("final_response") or "turn failed")
             )
-            update = {"status": "failed", "error": error, "final_text": translator.streamed_answer}
-            return end.model_copy(update=update)
-        return end
+            return _failed(end, error, translator)
+        problem = non_answers.problem(result, translator.thought)
+        return end if problem is None else _failed(end, problem, translator)
+
+
+def _failed(end: RunEnd, error: str, translator: TurnTranslator) -> RunEnd:
+    """The turn as failed, with the answer text the page was shown (not hermes' own words)."""
+    update = {"status": "failed", "error": error, "final_text": translator.streamed_answer}
+    return end.model_copy(update=update)
 
 
 def model_spec(model: ModelConfig, default_context_length: int) -> ModelSpec:

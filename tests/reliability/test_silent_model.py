@@ -1,0 +1,101 @@
+"""A model that goes silent (headers sent, then nothing; or some text, then nothing) ends the
+run FAILED after the bridge's silence limit, however many times hermes would reconnect, retry
+or ask it to continue; the text shown is kept and the chat goes on. A slow but steady model,
+and a question waiting for the person, are not silence.
+
+The bridge here has hermes' own retries at their defaults and a 3 s request timeout, which is
+also the silence limit when none is set: before the limit, a silent model held the run for
+several request timeouts (measured with the default 300 s: 20 and 30 minutes)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentchat.core.database import Database
+from tests.reliability.helpers import answers, wait_for
+from tests.runs.conftest import Stack, make_stack
+from tests.support.servers import BridgeProcess, start_bridge
+
+SILENCE_S = 3.0
+SILENT_ENV = {"AGENTCHAT_BRIDGE_REQUEST_TIMEOUT_S": str(SILENCE_S)}
+# the limit, plus a hermes call's start-up and the interrupt, on a busy machine
+ENDS_WITHIN_S = SILENCE_S + 7
+
+
+@pytest.fixture(scope="module")
+def silent_bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
+    process = start_bridge(tmp_path_factory.mktemp("silent-bridge"), **SILENT_ENV)
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+def stack(
+    tmp_path: Path, database: Database, silent_bridge: BridgeProcess, scripted_url: str
+) -> Iterator[Stack]:
+    value, close = make_stack(tmp_path, database, silent_bridge, scripted_url)
+    yield value
+    close()
+
+
+def _timed_ask(stack: Stack, session_id: int, message: str) -> tuple[float, list]:
+    started = time.monotonic()
+    _, events = stack.ask(session_id, message)
+    return time.monotonic() - started, events
+
+
+def test_a_model_that_sends_nothing_ends_failed_within_the_limit(stack: Stack) -> None:
+    session_id = stack.new_session()
+    took, events = _timed_ask(stack, session_id, "#sleep 600000\n#say never")
+    assert events[-1].event == "workflow_error", events[-1].data
+    assert took < ENDS_WITHIN_S, took
+    assert "timed out" in events[-1].data["message"]
+    answer = answers(stack.get(f"/api/chat/sessions/{session_id}"))[-1]
+    assert (answer["status"], answer["content"]) == ("FAILED", "")
+
+    _, events = stack.ask(session_id, "#say back again")
+    assert events[-1].data.get("finalText") == "back again", events[-1].data
+
+
+def test_a_model_that_stalls_after_some_text_keeps_it(stack: Stack) -> None:
+    session_id = stack.new_session()
+    took, events = _timed_ask(stack, session_id, "#say Some words first\n#sleep 600000\n#say no")
+    assert events[-1].event == "workflow_error", events[-1].data
+    assert took < ENDS_WITHIN_S, took
+    answer = answers(stack.get(f"/api/chat/sessions/{session_id}"))[-1]
+    assert (answer["status"], answer["content"]) == ("FAILED", "Some words first")
+    assert "timed out" in answer["error"]
+
+
+def test_a_slow_but_steady_model_is_not_cut(stack: Stack) -> None:
+    session_id = stack.new_session()
+    _, events = stack.ask(session_id, "#delay 900\n#tokens 6")
+    assert events[-1].event == "workflow_complete", events[-1].data
+    assert events[-1].data["finalText"] == "t1 t2 t3 t4 t5 t6"
+
+
+def test_a_question_waiting_for_the_person_is_not_silence(stack: Stack) -> None:
+    session_id = stack.new_session()
+    started = stack.start(session_id, "#clarify Which one? | a | b\n#echo-tool-result")
+    events = stack.events(
+        started["runId"], stop=lambda ev: any(e.data.get("kind") == "clarify_request" for e in ev)
+    )
+    clarify_id = events[-1].data["meta"]["clarifyId"]
+    # The person takes longer than the silence limit to answer: that is the scenario itself.
+    time.sleep(SILENCE_S + 1.5)
+    stack.post(
+        f"/api/chat/runs/{started['runId']}/clarify",
+        {"clarifyId": clarify_id, "answer": "b"},
+        expect=200,
+    )
+    events = stack.events(started["runId"])
+    assert events[-1].event == "workflow_complete", events[-1].data
+    assert '"b"' in events[-1].data["finalText"]
+    wait_for(
+        lambda: answers(stack.get(f"/api/chat/sessions/{session_id}"))[-1]["status"],
+        lambda status: status == "SUCCESS",
+    )
