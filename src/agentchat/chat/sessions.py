@@ -21,6 +21,7 @@ from agentchat.chat.schemas import SessionCreate, SessionUpdate, StatusFilter
 from agentchat.chat.search import session_matches
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession, WorkflowPause
 from agentchat.core.clock import utcnow
+from agentchat.core.database import scrub_after_commit
 from agentchat.core.errors import Conflict, Invalid, NotFound
 from agentchat.core.toolsets import DEFAULT_TOOLSETS, narrow
 from agentchat.models.tables import AiModelConfig
@@ -114,13 +115,15 @@ def _taken_back(db: Session, chat: ChatSession, kept: list[str]) -> list[str]:
     return kept
 
 
-def delete_session(db: Session, chat: ChatSession) -> None:
-    """Delete the session and everything under it (409 while a run is active).
+def delete_session(db: Session, chat: ChatSession) -> str | None:
+    """Delete the session and everything under it (409 while a run is active); its hermes
+    session id is returned (the bridges still hold its agent).
 
     Deleted explicitly, children first: MariaDB stops cascading at 15 levels, and a message
     tree is deeper than that.
     """
     ensure_no_active_run(db, chat.id)
+    hermes_session = chat.hermes_session
     in_session = select(ChatMessage.id).where(ChatMessage.session_id == chat.id)
     runs = select(ChatMessage.run_id).where(
         ChatMessage.session_id == chat.id, ChatMessage.run_id.is_not(None)
@@ -141,6 +144,8 @@ def delete_session(db: Session, chat: ChatSession) -> None:
     db.delete(chat)
     db.flush()
     db.expunge_all()
+    scrub_after_commit(db)
+    return hermes_session
 
 
 def touch_session(db: Session, session_id: int, at: datetime | None = None) -> None:

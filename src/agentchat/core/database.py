@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,8 @@ from agentchat.core.db_room import check_room
 from agentchat.core.errors import DatabaseUnavailable
 from agentchat.core.packed_text import register_sqlite_functions
 from agentchat.core.private_files import private_file
+from agentchat.core.scrub import Scrubber
+from agentchat.core.sqlite_upkeep import merge_and_shrink, truncate_wal, tune
 
 # BIGINT ids that still autoincrement on SQLite (which only does so for INTEGER PRIMARY KEY).
 BigId = BigInteger().with_variant(Integer(), "sqlite")
@@ -55,6 +58,7 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     # The driver's own deferred BEGIN is turned off: see SqliteWriteLock.
     dbapi_conn.isolation_level = None
     cur = dbapi_conn.cursor()
+    tune(cur)
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA foreign_keys=ON")
@@ -89,6 +93,15 @@ class SqliteWriteLock:
         """Whether some transaction of this process holds the write slot now."""
         return self._lock.locked()
 
+    def run(self, work: Callable[[], None]) -> None:
+        """`work` holding the write slot (for statements that open their own transaction)."""
+        if not self._lock.acquire(timeout=self.TIMEOUT_S):
+            raise TimeoutError("the database is busy; try again")
+        try:
+            work()
+        finally:
+            self._lock.release()
+
     def end(self, conn: Any, *_: Any) -> None:
         if conn.info.pop(self.HELD, False):
             self._lock.release()
@@ -108,12 +121,22 @@ class SqliteWriteLock:
 
 
 _WRITE_LOCKS: weakref.WeakKeyDictionary[Engine, SqliteWriteLock] = weakref.WeakKeyDictionary()
+_SCRUBBERS: weakref.WeakKeyDictionary[Engine, Scrubber] = weakref.WeakKeyDictionary()
 
 
 def write_slot_held(engine: Engine) -> bool:
     """Whether a write transaction holds the SQLite write slot (never, on other databases)."""
     lock = _WRITE_LOCKS.get(engine)
     return lock is not None and lock.held()
+
+
+def scrub_after_commit(session: Session) -> None:
+    """Rows were deleted in this session: once it commits, an SQLite file drops their words
+    and gives their pages back (`Database.scrub`, on a thread, shortly after). Other databases
+    reclaim space themselves (autovacuum, InnoDB purge)."""
+    scrubber = _SCRUBBERS.get(session.get_bind())  # type: ignore[arg-type]
+    if scrubber is not None:
+        event.listen(session, "after_commit", lambda _s: scrubber.request(), once=True)
 
 
 def _mysql_recursion(dbapi_conn: Any, _record: Any) -> None:
@@ -171,6 +194,9 @@ class Database:
         self.file = sqlite_file(url)
         self.engine = make_engine(url, **engine_kwargs)
         self.sessionmaker = sessionmaker(self.engine, expire_on_commit=False)
+        self.scrubber = Scrubber(self.scrub) if self.file else None
+        if self.scrubber is not None:
+            _SCRUBBERS[self.engine] = self.scrubber
 
     @property
     def dialect(self) -> str:
@@ -203,5 +229,19 @@ class Database:
         except (OperationalError, InterfaceError) as exc:
             raise DatabaseUnavailable(f"the database does not answer: {exc.orig}") from exc
 
+    def scrub(self) -> bool:
+        """SQLite file: merge the search index, give free pages back, truncate the WAL
+        (`sqlite_upkeep`). False when a reader kept the WAL (the scrubber tries again)."""
+        raw = self.engine.raw_connection()
+        try:
+            conn = raw.driver_connection
+            assert isinstance(conn, sqlite3.Connection)
+            _WRITE_LOCKS[self.engine].run(lambda: merge_and_shrink(conn))
+            return truncate_wal(conn)
+        finally:
+            raw.close()
+
     def dispose(self) -> None:
+        if self.scrubber is not None:
+            self.scrubber.close()  # a scrub still due runs first
         self.engine.dispose()

@@ -18,6 +18,8 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
+from agentchat.core.database import sqlite_file
+from agentchat.core.sqlite_upkeep import make_incremental
 from agentchat.migrations import alembic_config, upgrade
 
 Say = Callable[[str], object]
@@ -52,6 +54,8 @@ def prepare_schema(url: str, *, migrate: bool, say: Say = print) -> None:
             if _check(engine, migrate=True):
                 upgrade(url)
                 say(f"database migrated to {', '.join(sorted(head_revisions()))}")
+            if file := sqlite_file(url):
+                make_incremental(file, say)
     finally:
         engine.dispose()
 
