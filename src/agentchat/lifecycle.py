@@ -118,6 +118,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             loop.start()
         await runs.listen()
         app.state.runs = runs
+        app.state.forget_agent = runs.forget_agent  # a deleted chat's agent (chat.agent_forget)
         deadline = ShutdownDeadline(settings.shutdown_grace_s)
         deadline.watch_signals()
         freeze_startup_heap()

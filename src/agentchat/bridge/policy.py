@@ -55,6 +55,11 @@ def hermes_toolsets(settings: BridgeSettings, toolsets: list[str]) -> list[str]:
     return [READ_ONLY_SKILLS if name == "skills" else name for name in toolsets]
 
 
+def task_id(session_id: str) -> str:
+    """hermes' task id of the session's turns (it keys their working-folder override)."""
+    return f"agentchat-{_SAFE_NAME.sub('_', session_id)}"
+
+
 def workspace(settings: BridgeSettings, session_id: str) -> Path:
     """The session's working folder, chosen by the bridge under its hermes home."""
     name = _SAFE_NAME.sub("_", session_id).lstrip(".") or "_"

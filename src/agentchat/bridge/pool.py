@@ -52,6 +52,15 @@ class AgentPool(Generic[T]):
         with self._lock:
             return list(self._items)
 
+    def forget_lock(self, session_id: str) -> bool:
+        """Drop the session's turn lock; False (kept) while a turn holds it."""
+        with self._lock:
+            lock = self._session_locks.get(session_id)
+            if lock is not None and lock.locked():
+                return False
+            self._session_locks.pop(session_id, None)
+            return True
+
     def session_lock(self, session_id: str) -> threading.Lock:
         with self._lock:
             return self._session_locks.setdefault(session_id, threading.Lock())

@@ -11,11 +11,13 @@ from agentchat.bridge import (
     agent_guard,
     hermes_api,
     host_guard,
+    log_privacy,
     policy,
     skill_guard,
     summary_usage,
 )
 from agentchat.bridge.buffer import RunBuffer, RunBuffers
+from agentchat.bridge.forget import forget_session
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.hermes_home import import_hermes
 from agentchat.bridge.memory import MemoryFiles
@@ -63,6 +65,7 @@ class BridgeService:
     def warm(self) -> None:
         """Import hermes and build one throw-away agent so the first turn starts fast."""
         import_hermes()
+        log_privacy.install()
         skill_guard.install()
         host_guard.install()
         agent_guard.explain_denials()
@@ -154,7 +157,11 @@ class BridgeService:
         return Ack()
 
     def reset(self, session_id: str) -> Ack:
+        """The API is done with this hermes session (reset or deleted): its agents go, and
+        unless a turn of it still runs here, all else held for it (`forget.py`)."""
         dropped = self.pool.drop_session(session_id)
+        if not self.runs.for_session(session_id) and self.pool.forget_lock(session_id):
+            forget_session(self.settings, session_id)
         return Ack(detail=f"dropped {dropped} agent(s)")
 
     def stats(self) -> dict[str, int]:

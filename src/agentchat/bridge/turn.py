@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
 from typing import Any
 
 from agentchat.bridge import (
@@ -41,7 +40,6 @@ _USAGE_FIELDS = {
     "reasoningTokens": "session_reasoning_tokens",
     "apiCalls": "session_api_calls",
 }
-_SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 _LOCK_POLL_S = 0.2
 
 
@@ -153,7 +151,7 @@ class TurnRunner:
         agent.clear_interrupt()
         agent.max_iterations = request.max_iterations
         hermes_api.refresh_memory(slot)
-        task_id = f"agentchat-{_SAFE_NAME.sub('_', request.session_id)}"
+        task_id = policy.task_id(request.session_id)
         prompt = self._system_prompt(request, task_id)
         if slot.system_prompt != prompt:
             agent._cached_system_prompt = None

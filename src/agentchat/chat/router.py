@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, BackgroundTasks, Query, Response, status
 
 from agentchat.chat import export as exporter
 from agentchat.chat import sessions, tree
+from agentchat.chat.agent_forget import ForgetAgentDep
 from agentchat.chat.deps import ChatSessionDep
 from agentchat.chat.presenters import (
     message_publics,
@@ -112,9 +113,14 @@ def update_session(
     status_code=status.HTTP_204_NO_CONTENT,
     operation_id="deleteChatSession",
 )
-def delete_session(chat: ChatSessionDep, db: DbSession) -> Response:
-    """Delete the session with its messages and logs (409 while a run is active)."""
-    sessions.delete_session(db, chat)
+def delete_session(
+    chat: ChatSessionDep, db: DbSession, forget: ForgetAgentDep, after: BackgroundTasks
+) -> Response:
+    """Delete the session with its messages and logs (409 while a run is active); its
+    agent's state and scratch folder go from the bridges once the deletion is stored."""
+    hermes_session = sessions.delete_session(db, chat)
+    if forget is not None and hermes_session:
+        after.add_task(forget, hermes_session)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

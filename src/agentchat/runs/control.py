@@ -131,10 +131,16 @@ class RunControl:
             return old, chat.hermes_session, divider.id
 
         old, new, divider_id = await self.ctx.in_thread(apply)
-        await self.reset_agent(old)
-        if self.ctx.remote is not None:  # the agent may live in another process's bridge
-            await self.ctx.remote.broadcast("reset", {"hermesSession": old}, RESET_TIMEOUT_S)
+        await self.forget_agent(old)
         return ResetResult(hermes_session=new, divider_message_id=divider_id)
+
+    async def forget_agent(self, hermes_session: str) -> None:
+        """The chat was reset or deleted: every bridge drops what it holds for the session."""
+        await self.reset_agent(hermes_session)
+        if self.ctx.remote is not None:  # the agent may live in another process's bridge
+            await self.ctx.remote.broadcast(
+                "reset", {"hermesSession": hermes_session}, RESET_TIMEOUT_S
+            )
 
     async def reset_agent(self, hermes_session: str) -> None:
         """Drop the session's agent from the bridges this process reaches."""

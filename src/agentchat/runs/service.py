@@ -105,6 +105,9 @@ class RunService:
     async def reset(self, session_id: int, keep_history: bool) -> ResetResult:
         return await self.control.reset(session_id, keep_history)
 
+    async def forget_agent(self, hermes_session: str) -> None:
+        await self.control.forget_agent(hermes_session)
+
     async def state(self, run_id: str) -> RunSnapshot:
         return await snapshot(self.ctx, run_id)
 

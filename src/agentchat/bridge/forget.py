@@ -1,0 +1,31 @@
+"""A hermes session the API is done with (its chat was deleted, or reset to a new session):
+what this bridge held for it goes, so that neither the disk nor the process keeps growing with
+every chat it ever served, and a deleted chat's files are gone: its scratch folder (files the
+agent wrote), hermes' per-task working-folder override and its "allow for this chat"
+approvals. Nothing is removed while a turn of the session runs here."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+
+from agentchat.bridge import policy
+from agentchat.bridge.settings import BridgeSettings
+
+log = logging.getLogger(__name__)
+
+
+def forget_session(settings: BridgeSettings, session_id: str) -> None:
+    """Remove the session's scratch folder and hermes' in-process state for it."""
+    from tools.approval import clear_session
+    from tools.terminal_tool import clear_task_env_overrides
+
+    clear_task_env_overrides(policy.task_id(session_id))
+    clear_session(f"agentchat-{session_id}")  # the agent's session id keys its approvals
+    folder = policy.workspace(settings, session_id)
+    try:
+        shutil.rmtree(folder)  # never follows a link out of the folder
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        log.warning("could not remove the scratch folder %s: %s", folder, exc)
