@@ -11,6 +11,7 @@ export default {
     actions: 'Actions for this chat'
   },
   chat: {
+    placeholderAnswer: 'Answer the agent\'s question… (Enter answers, Shift+Enter for a new line)', placeholderAnswerShort: 'Answer the agent\'s question…', answer: 'Answer', answerHint: 'Send this as your answer to the agent\'s question',
     toolsets: 'Tools: {list}', noToolsets: 'none', toolsetsHint: 'Toolsets the agent may use (AGENTCHAT_AGENT_TOOLSETS)',
     empty: 'Ask the agent anything.', pick: 'Pick a chat on the left or start a new one.',
     placeholder: 'Ask a question… (Enter sends, Shift+Enter for a new line)', send: 'Send', steer: 'Guide', steerHint: 'Send this to the running agent: it reads it after its current step, without stopping', stop: 'Stop',
@@ -32,7 +33,7 @@ export default {
     stream: 'Thinking stream', tools: 'Tool calls', currentTool: 'Running tool', noResult: 'running…',
     args: 'Arguments', result: 'Result', todos: 'To-do list', reconnecting: 'Reconnecting…', polling: 'Connection lost — checking for updates',
     clarify: 'The agent asks', answerPlaceholder: 'Your answer', submit: 'Answer', answered: 'Answered: {answer}', expand: 'Show details', collapse: 'Hide details',
-    asked: 'The agent asked', yourAnswer: 'Your answer', showMore: 'Show all ({count} lines)', showLess: 'Show less', items: '{n} item | {n} items', keys: '{n} key | {n} keys',
+    asked: 'The agent asked', yourAnswer: 'Your answer', showMore: 'Show all ({count} lines)', showAllChars: 'Show all ({count} characters)', showMoreItems: 'Show {n} more ({left} not shown)', earlierTools: 'Show {n} earlier tool call ({left} not shown) | Show {n} earlier tool calls ({left} not shown)', showLess: 'Show less', items: '{n} item | {n} items', keys: '{n} key | {n} keys',
     approval: { title: 'The agent asks to run a command', question: 'Allow this command ({description})?', questionPlain: 'Allow this command?', once: 'Allow once', session: 'Allow for this chat', deny: 'Deny' },
   },
   todo: { pending: 'pending', in_progress: 'in progress', completed: 'done', cancelled: 'cancelled' },

@@ -11,6 +11,7 @@ export default {
     actions: '会话操作'
   },
   chat: {
+    placeholderAnswer: '回答 Agent 的问题…（Enter 发送回答，Shift+Enter 换行）', placeholderAnswerShort: '回答 Agent 的问题…', answer: '回答', answerHint: '把这段文字作为对 Agent 问题的回答发送',
     toolsets: '工具：{list}', noToolsets: '无', toolsetsHint: 'Agent 可用的工具集（AGENTCHAT_AGENT_TOOLSETS）',
     empty: '向 Agent 提问吧。', pick: '在左侧选择一个会话，或新建会话。',
     placeholder: '输入问题…（Enter 发送，Shift+Enter 换行）', send: '发送', steer: '引导', steerHint: '发给正在运行的 Agent：它在当前步骤之后读取，不会中断', stop: '停止',
@@ -32,7 +33,7 @@ export default {
     stream: '思考流', tools: '工具调用', currentTool: '当前工具', noResult: '运行中…',
     args: '参数', result: '结果', todos: '待办清单', reconnecting: '重连中…', polling: '连接断开 —— 正在轮询更新',
     clarify: 'Agent 提问', answerPlaceholder: '你的回答', submit: '回答', answered: '已回答：{answer}', expand: '展开思考过程', collapse: '收起',
-    asked: 'Agent 提问', yourAnswer: '你的回答', showMore: '显示全部（{count} 行）', showLess: '收起', items: '{n} 项', keys: '{n} 个字段',
+    asked: 'Agent 提问', yourAnswer: '你的回答', showMore: '显示全部（{count} 行）', showAllChars: '显示全部（{count} 个字符）', showMoreItems: '再显示 {n} 项（还有 {left} 项未显示）', earlierTools: '显示更早的 {n} 次工具调用（还有 {left} 次未显示）', showLess: '收起', items: '{n} 项', keys: '{n} 个字段',
     verbs: { pondering: '思索中…', contemplating: '沉思中…', musing: '琢磨中…', cogitating: '思考中…', ruminating: '反复思量中…', deliberating: '斟酌中…', mulling: '考虑中…', reflecting: '反思中…', processing: '处理中…', reasoning: '推理中…', analyzing: '分析中…', computing: '计算中…', synthesizing: '归纳中…', formulating: '组织思路中…', brainstorming: '构思中…' },
     approval: { title: 'Agent 请求执行命令', question: '允许执行这条命令吗？（{description}）', questionPlain: '允许执行这条命令吗？', once: '允许一次', session: '在本对话中允许', deny: '拒绝' },
   },

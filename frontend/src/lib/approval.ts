@@ -36,3 +36,9 @@ export function approvalAnswerKey(question: string, answer: string): string | nu
   if (!QUESTION.test(question) || !(answer in CHOICE_KEYS)) return null
   return CHOICE_KEYS[answer as ApprovalChoice]
 }
+
+/** The waiting question that a free answer may answer: not a dangerous command, whose answer
+ * is one of its three buttons (any other text would be taken for "Deny"). */
+export function freeAnswerQuestion<T extends PendingAsk>(ask: T | null): T | null {
+  return ask && !approvalOf(ask) ? ask : null
+}
