@@ -30,15 +30,32 @@ export function previewArgs(value: unknown, max = 80): string {
   const parsed = parseStructured(value)
   let line: string
   if (!parsed.json) line = parsed.text
-  else if (Array.isArray(parsed.value)) line = parsed.value.map(short).join(', ')
-  else line = Object.entries(parsed.value as Record<string, unknown>).map(([k, v]) => `${k}: ${short(v)}`).join(', ')
-  line = line.replace(/\s+/g, ' ').trim()
+  else if (Array.isArray(parsed.value)) line = parsed.value.slice(0, max).map(short).join(', ')
+  else line = Object.entries(parsed.value as Record<string, unknown>).slice(0, max).map(([k, v]) => `${k}: ${short(v)}`).join(', ')
+  // a few times what is shown is plenty to fill the line (a result can be megabytes)
+  line = line.slice(0, max * 4).replace(/\s+/g, ' ').trim()
   return line.length > max ? line.slice(0, max - 1) + '…' : line
 }
 
-/** The first `maxLines` lines of a text, and how many lines it has in all. */
-export function clampLines(text: string, maxLines: number): { shown: string; total: number; clamped: boolean } {
-  const lines = text.split('\n')
-  if (lines.length <= maxLines) return { shown: text, total: lines.length, clamped: false }
-  return { shown: lines.slice(0, maxLines).join('\n'), total: lines.length, clamped: true }
+export interface Clamped {
+  shown: string
+  /** Lines and characters of the whole text. */
+  total: number
+  chars: number
+  clamped: boolean
+  /** Cut at `maxChars` (a few very long lines) rather than at `maxLines`. */
+  byChars: boolean
+}
+
+/** The first `maxLines` lines of a text, at most `maxChars` characters of them, and its size. */
+export function clampLines(text: string, maxLines: number, maxChars = Infinity): Clamped {
+  let shown = text
+  let total = 1
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+    if (total === maxLines) shown = text.slice(0, i)
+    total++
+  }
+  const byChars = shown.length > maxChars
+  if (byChars) shown = shown.slice(0, maxChars)
+  return { shown, total, chars: text.length, clamped: shown.length < text.length, byChars }
 }

@@ -244,7 +244,8 @@ export function hideAnswered(s: RunState, clarifyId: string): RunState {
 
 /** Apply one node_stream item (kind/content/toolName/meta) — shared by events and stored logs. */
 export function applyNodeStream(s: RunState, item: NodeItem): RunState {
-  return annotateRun(s, applyItem(s, item))
+  const thought = item.kind === 'thinking' ? (item.content ?? '') : ''
+  return annotateRun(s, applyItem(s, item), thought)
 }
 
 /** An item's meta as its kind's meta schema (events carry it; a stored log may lack it or fields of it). */

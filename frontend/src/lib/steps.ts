@@ -20,12 +20,15 @@ function appendTools(steps: RunStep[], indices: number[]): RunStep[] {
   return [...steps.slice(0, -1), { ...last, tools: [...last.tools, ...indices] }]
 }
 
-/** Fold the change from `prev` to `next` (the reducer's result for one item) into the steps. */
-export function annotateRun(prev: RunState, next: RunState): RunState {
+/**
+ * Fold the change from `prev` to `next` (the reducer's result for one item) into the steps.
+ * `thought` is the thinking the item added: taken from the item, never sliced out of the
+ * whole text again — such a slice keeps its whole text alive, and a long thinking stream kept
+ * every earlier copy of it (a megabyte in small pieces ran the tab out of memory).
+ */
+export function annotateRun(prev: RunState, next: RunState, thought = ''): RunState {
   let steps = prev.steps
-  if (next.thinking !== prev.thinking && next.thinking.startsWith(prev.thinking)) {
-    steps = appendThinking(steps, next.thinking.slice(prev.thinking.length))
-  }
+  if (thought) steps = appendThinking(steps, thought)
   const added = next.toolHistory.length - prev.toolHistory.length
   if (added > 0) steps = appendTools(steps, Array.from({ length: added }, (_, i) => prev.toolHistory.length + i))
   return steps === next.steps ? next : { ...next, steps }
