@@ -21,6 +21,33 @@ describe('readable errors', () => {
     expect(readableRunError('the bridge went away').text).toBe('The bridge went away')
   })
 
+  // the bridge's own sentences for a turn with no real answer (bridge/non_answers.py) and its
+  // error summaries (bridge/agent_guard.py): in the page's words, the raw text as details
+  const bridgeSentences: [string, RegExp, RegExp][] = [
+    ['The model returned an empty answer, also when asked again.', /empty answer/, /空回复/],
+    ['The model only reasoned and wrote no answer, also when asked again.', /only thought/, /只进行了推理/],
+    ["The model's answer broke off before it ended; the text so far is kept.", /broke off/, /中断/],
+    ["The model's answer broke off again and again (its stream broke, or it reached its output limit); the text so far is kept.", /broke off/, /中断/],
+    ['The agent stopped after repeated errors: tool failed', /repeated errors/, /反复出错/],
+    ['The model did not finish its answer: length', /did not finish/, /没有写完/],
+    ['the model endpoint sent data that is not valid JSON (JSONDecodeError)', /could not be read/, /无法解析/],
+  ]
+
+  it.each(bridgeSentences)('words the bridge sentence %s', (raw, en, zh) => {
+    const e = readableRunError(raw)
+    expect(e.text).toMatch(en)
+    expect(e.detail).toBe(raw)
+    setLocale('zh')
+    expect(readableRunError(raw).text).toMatch(zh)
+  })
+
+  it('says how long the provider asks to wait', () => {
+    const raw = 'HTTP 429: Rate limit reached (the provider asks to retry after 20 s)'
+    expect(readableRunError(raw).text).toMatch(/20 s/)
+    setLocale('zh')
+    expect(readableRunError(raw).text).toMatch(/20 秒/)
+  })
+
   it('speaks the page language', () => {
     setLocale('zh')
     expect(readableRunError('429 Too Many Requests').text).toContain('请求过多')

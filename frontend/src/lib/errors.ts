@@ -9,6 +9,13 @@ export interface ReadableError {
 }
 
 const RUN_PATTERNS: [RegExp, string][] = [
+  // the bridge's own sentences (bridge/non_answers.py, bridge/agent_guard.py) come first
+  [/returned an empty answer/i, 'errors.emptyAnswer'],
+  [/only reasoned and wrote no answer/i, 'errors.reasoningOnly'],
+  [/answer broke off/i, 'errors.brokeOff'],
+  [/stopped after repeated errors/i, 'errors.repeatedErrors'],
+  [/did not finish its answer/i, 'errors.unfinished'],
+  [/sent data that is not valid JSON/i, 'errors.garbled'],
   [/\b429\b|rate.?limit|too many requests|quota/i, 'errors.rateLimited'],
   [/\b40[13]\b|unauthori[sz]ed|forbidden|invalid.{0,20}api.?key|authentication/i, 'errors.auth'],
   [/context.{0,20}(length|window)|maximum context|too many tokens/i, 'errors.context'],
@@ -20,6 +27,8 @@ const RUN_PATTERNS: [RegExp, string][] = [
 export function readableRunError(raw: string | null | undefined): ReadableError {
   const text = (raw ?? '').trim()
   if (!text) return { text: t('errors.generic'), detail: null }
+  const wait = /asks to retry after (\d+) s/.exec(text)
+  if (wait) return { text: t('errors.rateLimitedFor', { seconds: wait[1] }), detail: text }
   for (const [pattern, key] of RUN_PATTERNS) if (pattern.test(text)) return { text: t(key), detail: text }
   const status = /\b(5\d\d)\b/.exec(text)
   if (status) return { text: t('errors.server', { status: status[1] }), detail: text }
