@@ -136,7 +136,8 @@ export interface paths {
         post?: never;
         /**
          * Delete Session
-         * @description Delete the session with its messages and logs (409 while a run is active).
+         * @description Delete the session with its messages and logs (409 while a run is active); its
+         *     agent's state and scratch folder go from the bridges once the deletion is stored.
          */
         delete: operations["deleteChatSession"];
         options?: never;
