@@ -5,22 +5,68 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from agentchat.core.settings import Settings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False)
 
 HostOpt = Annotated[str, typer.Option(help="Interface to bind")]
 
 
-def _settings(**overrides: object) -> object:
+# Settings whose values are never echoed: they may carry a password.
+_UNSHOWN = {"database_url", "redis_url", "bridge_url", "bridge_secret", "auth_token", "secret_key"}
+
+
+def _settings(command: str, **overrides: object) -> Settings:
+    """The settings, flags over variables; one line per bad value and exit 2 (pydantic's
+    report was a 50-line traceback)."""
+    from pydantic import ValidationError
+
     from agentchat.core.settings import Settings
 
     for key, value in overrides.items():
         if value is not None:
             os.environ[f"AGENTCHAT_{key.upper()}"] = str(value)
-    return Settings()
+    try:
+        return Settings()
+    except ValidationError as exc:
+        for error in exc.errors():
+            typer.echo(f"agentchat {command}: {_bad_value(error, _given(**overrides))}", err=True)
+        raise typer.Exit(2) from exc
+
+
+def _bad_value(error: Any, flags: set[str]) -> str:
+    field = str(error["loc"][0]) if error["loc"] else "settings"
+    shown = "" if field in _UNSHOWN else f"={error['input']!r}"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"{_setting_name(field, flags)}{shown}: {message}"
+
+
+def _setting_name(field: str, flags: set[str]) -> str:
+    """How the operator gave the setting: its flag when given as one, else its variable."""
+    return f"--{field.replace('_', '-')}" if field in flags else f"AGENTCHAT_{field.upper()}"
+
+
+def _machine_ready(settings: Settings, flags: set[str], command: str, *, listen: bool) -> None:
+    """One line and exit 2 when the data folder cannot be written or the address is taken,
+    before anything is migrated or started."""
+    from agentchat.core.start_checks import data_dir_problem, listen_problem
+
+    problems = [("data_dir", data_dir_problem(settings.data_dir))]
+    if listen and (taken := listen_problem(settings.host, settings.port)):
+        problems.append(taken)
+    for field, problem in problems:
+        if problem:
+            typer.echo(f"agentchat {command}: {_setting_name(field, flags)}: {problem}", err=True)
+            raise typer.Exit(2)
+
+
+def _given(**overrides: object) -> set[str]:
+    return {key for key, value in overrides.items() if value is not None}
 
 
 def _version(value: bool) -> None:
@@ -79,7 +125,9 @@ def migrate(
     database_url: Annotated[str | None, typer.Option()] = None,
 ) -> None:
     """Bring the database schema up to date (`serve` does it too, unless --no-migrate)."""
-    settings = _settings(data_dir=data_dir, database_url=database_url)
+    settings = _settings("migrate", data_dir=data_dir, database_url=database_url)
+    flags = _given(data_dir=data_dir, database_url=database_url)
+    _machine_ready(settings, flags, "migrate", listen=False)
     _schema(settings, migrate=True, command="migrate")
     typer.echo("database is up to date")
 
@@ -111,26 +159,26 @@ def serve(
     import uvicorn
 
     from agentchat.app import create_served_app
-    from agentchat.core.settings import Settings
     from agentchat.web.own_user import own_user_note
     from agentchat.web.security import UnsafeBind, bind_note, check_bind
 
-    settings = _settings(
-        host=host,
-        port=port,
-        data_dir=data_dir,
-        database_url=database_url,
-        bridge_url=bridge_url,
-        redis_url=redis_url,
-        insecure_public=insecure_public or None,
-        migrate=migrate,
-    )
-    assert isinstance(settings, Settings)
+    overrides: dict[str, object] = {
+        "host": host,
+        "port": port,
+        "data_dir": data_dir,
+        "database_url": database_url,
+        "bridge_url": bridge_url,
+        "redis_url": redis_url,
+        "insecure_public": insecure_public or None,
+        "migrate": migrate,
+    }
+    settings = _settings("serve", **overrides)
     try:
         check_bind(settings.host, settings)
     except UnsafeBind as exc:
         typer.echo(f"agentchat serve: {exc}", err=True)
         raise typer.Exit(2) from exc
+    _machine_ready(settings, _given(**overrides), "serve", listen=True)
     for note in (bind_note(settings.host, settings), own_user_note(settings)):
         if note:
             typer.echo(f"agentchat serve: {note}", err=True)

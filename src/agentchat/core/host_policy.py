@@ -18,6 +18,7 @@ Shared with the bridge (a wire module): it imports no database, bus or domain co
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 from dataclasses import dataclass, field
 
@@ -105,6 +106,27 @@ class _Entries:
         return any(
             a.version == n.version and a in n for a in _equivalents(address) for n in self.networks
         )
+
+
+_HOST_NAME = re.compile(r"^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$")
+
+
+def unparsable_entries(value: str) -> list[str]:
+    """Entries of a host list that are no host name, `.suffix`, address or network (such as
+    `10.0.0.0/33`, `*.example.com` or `http://host`): read as names, they match nothing."""
+    return [entry for entry in _entries(value) if not _meaningful(entry.removeprefix("."))]
+
+
+def _meaningful(entry: str) -> bool:
+    if "/" not in entry and literal_address(entry) is not None:
+        return True
+    if "/" in entry or ":" in entry:  # a network or an IPv6 address, or nothing
+        try:
+            ipaddress.ip_network(entry.strip("[]"), strict=False)
+        except ValueError:
+            return False
+        return True
+    return _HOST_NAME.match(normal_host(entry)) is not None
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from agentchat.core import setting_values
 from agentchat.core.toolsets import DEFAULT_TOOLSETS
 
 
@@ -15,7 +16,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="AGENTCHAT_", extra="ignore")
 
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: int = Field(default=8000, ge=1, le=65535)
     data_dir: Path = Path("./data")
     database_url: str | None = None
     redis_url: str | None = None
@@ -33,7 +34,7 @@ class Settings(BaseSettings):
     )
     skills_dir: Path | None = None
     hermes_home: Path | None = None
-    max_active_runs: int = 5
+    max_active_runs: int = Field(default=5, ge=1)
     shutdown_grace_s: float = Field(
         default=10.0, ge=0, description="On SIGTERM, how long runs in flight get to finish"
     )
@@ -55,7 +56,7 @@ class Settings(BaseSettings):
         description="Proxies whose X-Forwarded-For/-Proto are believed (empty: none)",
     )
     cors_origins: str = ""
-    max_body_bytes: int = 1024 * 1024
+    max_body_bytes: int = Field(default=1024 * 1024, ge=1)
     model_hosts_allow: str = Field(default="", description="Model hosts allowed (empty: any)")
     model_hosts_deny: str = Field(default="", description="Model hosts refused")
     auth_failures_per_minute: int = Field(
@@ -76,6 +77,26 @@ class Settings(BaseSettings):
         description="The bridge URL is a local bridge another process supervises (set by "
         "`serve --workers`): follow it through DATA_DIR/bridge.json when it moves",
     )
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str | None) -> str | None:
+        return setting_values.database_url(value) if value else None
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, value: str | None) -> str | None:
+        return setting_values.redis_url(value) if value else None
+
+    @field_validator("bridge_url")
+    @classmethod
+    def _bridge_url(cls, value: str | None) -> str | None:
+        return setting_values.bridge_urls(value) if value else None
+
+    @field_validator("model_hosts_allow", "model_hosts_deny")
+    @classmethod
+    def _host_list(cls, value: str) -> str:
+        return setting_values.host_list(value)
 
     @property
     def resolved_database_url(self) -> str:
