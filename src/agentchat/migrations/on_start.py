@@ -15,7 +15,7 @@ from pathlib import Path
 
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, text
+from sqlalchemy import Connection, Engine, create_engine, make_url, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from agentchat.core.database import sqlite_file
@@ -44,20 +44,29 @@ def current_revisions(connection: Connection) -> set[str]:
 def prepare_schema(url: str, *, migrate: bool, say: Say = print) -> None:
     """Bring the schema at `url` up to date under the migration lock (`migrate`), or check that
     it is. Raises SchemaProblem when it cannot be used; `say` reports what was done."""
-    engine = create_engine(url)
+    engine = _check_engine(url)
     try:
         _reachable(engine)
+        _postgresql_fits(engine)
         if not migrate:
             _check(engine, migrate=False)
             return
         with migration_lock(engine, on_wait=say):
             if _check(engine, migrate=True):
-                upgrade(url)
+                _upgrade(engine, url)
                 say(f"database migrated to {', '.join(sorted(head_revisions()))}")
             if file := sqlite_file(url):
                 make_incremental(file, say)
     finally:
         engine.dispose()
+
+
+def _check_engine(url: str) -> Engine:
+    """PostgreSQL: the client speaks UTF-8 whatever the database's encoding, so that even an
+    SQL_ASCII database (whose text comes back as bytes) can be told what is wrong."""
+    if make_url(url).get_backend_name() == "postgresql":
+        return create_engine(url, connect_args={"client_encoding": "utf8"})
+    return create_engine(url)
 
 
 def _reachable(engine: Engine) -> None:
@@ -68,6 +77,47 @@ def _reachable(engine: Engine) -> None:
         where = engine.url.render_as_string(hide_password=True)
         reason = " ".join(str(exc.orig).split())  # psycopg's message spans lines
         raise SchemaProblem(f"cannot reach the database {where}: {reason}") from exc
+
+
+def _postgresql_fits(engine: Engine) -> None:
+    """PostgreSQL fixes a database's encoding when it is created: LATIN1 refused Chinese and
+    emoji with 500s, SQL_ASCII hands text to psycopg as bytes (a crash at start). MariaDB's
+    character set is converted by the migrations instead (0008). A search_path that names no
+    existing schema made the migration lock wait on nothing, then fail with a traceback."""
+    if engine.dialect.name != "postgresql":
+        return
+    where = engine.url.render_as_string(hide_password=True)
+    with engine.connect() as conn:
+        encoding = conn.execute(text("SHOW server_encoding")).scalar()
+        schema = conn.execute(text("SELECT current_schema()")).scalar()
+        search_path = conn.execute(text("SHOW search_path")).scalar()
+    if encoding != "UTF8":
+        raise SchemaProblem(
+            f"the database {where} has the encoding {encoding}, which cannot hold every "
+            "character: create it with ENCODING 'UTF8' TEMPLATE template0"
+        )
+    if schema is None:
+        raise SchemaProblem(
+            f"no schema of the search_path ({search_path}) exists in the database {where}: "
+            "create it (CREATE SCHEMA ...) or correct the URL"
+        )
+
+
+def _upgrade(engine: Engine, url: str) -> None:
+    """The migrations; a refusal of the database (rights, a missing schema) in one line."""
+    try:
+        upgrade(url)
+    except DBAPIError as exc:
+        where = engine.url.render_as_string(hide_password=True)
+        raise SchemaProblem(
+            f"could not migrate the database {where}: {_first_line(exc)} (the "
+            "database user needs the right to create and alter tables there, or run "
+            "`agentchat migrate` once as a user who has it)"
+        ) from exc
+
+
+def _first_line(exc: DBAPIError) -> str:
+    return (str(exc.orig).strip().splitlines() or [type(exc.orig).__name__])[0]
 
 
 def _check(engine: Engine, *, migrate: bool) -> bool:
