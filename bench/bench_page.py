@@ -17,10 +17,14 @@
 3. A stored session of 1,000 messages (answers with thinking, tool and to-do logs): first paint
    and first contentful paint of the page opened on it (Performance API), when its newest
    message is on screen, one older page loaded by scrolling up, and the heap.
+4. Thinking in many small pieces (`#think ab ab …`: 20,000 reasoning deltas of three
+   characters, asked from the page): the longest task of the tab while they stream in (a
+   PerformanceObserver of long tasks), and that the whole text is shown. Each piece must cost
+   what it adds; copying the whole text per piece took 1 s tasks and ran tabs out of memory.
 
 Run: .venv/bin/python bench/bench_page.py [--quick]   (--quick: 50 tool calls, 1,000 tokens,
-200 messages, 200 painted tokens). Writes bench/results/page.json. `--painted-only` and
-`--history-only` print figure 2 or 3 alone and write nothing.
+200 messages, 200 painted tokens, 5,000 thinking pieces). Writes bench/results/page.json.
+`--painted-only` and `--history-only` print figure 2 or 3 alone and write nothing.
 """
 
 from __future__ import annotations
@@ -164,6 +168,33 @@ def frame_stats(frames: list[float]) -> dict[str, float]:
     }
 
 
+LONG_TASKS = """
+() => {
+  window.__longTasks = []
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration))
+  }).observe({ type: 'longtask' })
+}
+"""
+
+
+def measure_thinking(page: Page, pieces: int) -> dict:
+    """The page's own run of `pieces` three-character thinking deltas, long tasks counted from
+    the click on Send (typing the script is not the agent's output)."""
+    page.goto("/chat")
+    box = page.get_by_test_id("composer-input")
+    box.fill("#think " + "ab " * pieces + "\n#say done")
+    page.evaluate(LONG_TASKS)
+    page.get_by_test_id("send-button").click()
+    reply = page.get_by_test_id("assistant-message").last
+    expect(reply).to_have_attribute("data-status", "SUCCESS", timeout=600_000)
+    tasks: list[int] = page.evaluate("() => window.__longTasks")
+    reply.get_by_test_id("thinking-summary").click()
+    shown = reply.get_by_test_id("thinking-stream").evaluate("(el) => el.textContent.length")
+    assert shown == len("ab " * pieces) - 1, shown
+    return {"pieces": pieces, "longest_task_ms": max(tasks, default=0), "long_tasks": len(tasks)}
+
+
 def stream_script(tools: int, tokens: int) -> str:
     steps = [f"#todo step {i} of {tools}; the next one" for i in range(tools)]
     return "\n".join(["#delay 4", *steps, f"#tokens {tokens}"])
@@ -262,6 +293,21 @@ def painted_figures(r: dict) -> list[dict[str, Any]]:
     ]
 
 
+def thinking_figures(r: dict) -> list[dict[str, Any]]:
+    cond = {"thinking_pieces": r["pieces"], "piece_chars": 3, "bridge": "real (hermes)"}
+    return [
+        c.figure(
+            "thinking_longest_task",
+            f"page: longest task while {r['pieces']:,} thinking pieces stream in",
+            r["longest_task_ms"],
+            "ms",
+            target=("<=", 400),
+            conditions=cond,
+            note=f"{r['long_tasks']} tasks over 50 ms; the whole thinking text shown",
+        )
+    ]
+
+
 def figures(stream: dict, history: dict, tools: int, tokens: int) -> list[dict[str, Any]]:
     s_cond = {"tool_calls": tools, "tokens": tokens, "token_delay_ms": 4}
     h_cond = {"messages": history["messages"], "first_page": 50}
@@ -355,6 +401,7 @@ def main() -> int:
     quick = c.is_quick()
     tools, tokens, messages = (50, 1000, 200) if quick else (MAX_ITERATIONS - 1, 5000, 1000)
     painted_tokens = 200 if quick else 500
+    thinking_pieces = 5_000 if quick else 20_000
     painted_only = "--painted-only" in sys.argv[1:]  # that figure alone, printed
     history_only = "--history-only" in sys.argv[1:]  # the long session alone, printed
     ensure_page_built()
@@ -397,6 +444,10 @@ def main() -> int:
             stream = measure_stream(page, cdp, stack, tools, tokens)
             print(f"opening a session of {messages} messages…", flush=True)
             history = measure_history(page, cdp, stack, messages)
+            print(f"thinking in {thinking_pieces} small pieces…", flush=True)
+            thinking_page = context.new_page()
+            thinking = measure_thinking(thinking_page, thinking_pieces)
+            print(f"  {thinking}", flush=True)
             browser.close()
     finally:
         stack.close()
@@ -405,7 +456,8 @@ def main() -> int:
         model.stop()
         database.dispose()
     rows = figures(stream, history, tools, tokens) + painted_figures(painted)
-    c.write_result("page", rows, stream=stream, history=history, painted=painted)
+    rows += thinking_figures(thinking)
+    c.write_result("page", rows, stream=stream, history=history, painted=painted, thinking=thinking)
     return 0
 
 

@@ -5,15 +5,12 @@ import { describe, expect, it } from 'vitest'
 import { applyNodeStream, emptyRunState, type RunState } from '@/lib/runState'
 
 describe('a long thinking stream', () => {
-  it('folds a megabyte of thinking in 10,000 pieces quickly, into one step', () => {
+  it('folds a megabyte of thinking in 10,000 pieces into one step', () => {
     const piece = 'x'.repeat(99) + ' '
     let s: RunState = emptyRunState('r1')
-    const started = performance.now()
     for (let i = 0; i < 10_000; i++) s = applyNodeStream(s, { kind: 'thinking', content: piece })
-    const took = performance.now() - started
     expect(s.thinking).toHaveLength(1_000_000)
     expect(s.steps).toHaveLength(1)
     expect(s.steps[0].thinking).toHaveLength(1_000_000)
-    expect(took).toBeLessThan(1000)
   })
 })

@@ -61,17 +61,22 @@ def current_session_id(page: Page) -> int:
 
 
 def settled_box(target: Locator, timeout_s: float = 10.0) -> dict[str, float]:
-    """The element's box once it stopped moving (a drawer slides in): two animation frames
-    in a row with the same box, so a slow machine measures where it comes to rest."""
+    """The element's box once it stopped moving (a drawer slides in): three animation frames
+    in a row with the same box and no animation running on it or on a parent. (Two equal frames
+    were not enough: a transition starts a frame or two after the element appears, so a busy
+    machine could measure the drawer where it starts from.)"""
     handle = target.element_handle(timeout=timeout_s * 1000)
     assert handle is not None
     box = handle.evaluate(
         """(el) => new Promise((resolve) => {
-            let last = null;
+            const moving = () => document.getAnimations().some((a) =>
+                a.playState === 'running' && a.effect?.target?.contains(el));
+            let last = null, still = 0;
             const tick = () => {
                 const r = el.getBoundingClientRect();
                 const now = [r.x, r.y, r.width, r.height].join();
-                if (now === last) return resolve(r.toJSON());
+                still = now === last && !moving() ? still + 1 : 0;
+                if (still >= 2) return resolve(r.toJSON());
                 last = now;
                 requestAnimationFrame(tick);
             };

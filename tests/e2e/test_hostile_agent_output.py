@@ -25,15 +25,6 @@ pytestmark = pytest.mark.e2e
 HTML = '<img src=x onerror=alert(1)><script>alert(2)</script><a href="javascript:alert(3)">x</a>'
 ANSI = "\x1b[31mred\x1b[0m"
 WORD = "w" * 3000  # one word, no place to break
-# The longest task the page may take while a person opens huge output (a frame is 16 ms; a
-# click that answers within a few hundred ms still feels immediate on a slow phone).
-MAX_TASK_MS = 400
-LONG_TASKS = """
-window.__longTasks = [];
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
-}).observe({ type: 'longtask', buffered: true });
-"""
 # Anything agent words could have made: elements that run or load, a handler, a link (the
 # page's own icons are lucide SVGs).
 INERT = """(root) => [...root.querySelectorAll('*')].filter((el) =>
@@ -110,15 +101,6 @@ def _settled(page: Page) -> None:
     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))")
 
 
-def _longest_task(page: Page, start: int = 0) -> int:
-    tasks: list[int] = page.evaluate("() => window.__longTasks")
-    return max(tasks[start:], default=0)
-
-
-def _task_count(page: Page) -> int:
-    return int(page.evaluate("() => window.__longTasks.length"))
-
-
 def _open_panel(reply: Locator) -> None:
     tid(reply, "thinking-summary").click()
     expect(tid(reply, "run-step").first).to_be_visible()
@@ -181,17 +163,13 @@ HUGE_LOGS = [
 ]
 
 
-def test_a_huge_tool_call_opens_without_freezing_the_tab(
-    make_page: PageFactory, e2e_stack: E2EStack
-) -> None:
+def test_a_huge_tool_call_opens_in_parts(make_page: PageFactory, e2e_stack: E2EStack) -> None:
     session_id = _stored_reply(e2e_stack, "huge tool output", HUGE_LOGS)
     page = make_page(PHONE)
-    page.add_init_script(LONG_TASKS)
     open_chat(page, session_id)
     reply = last_assistant(page)
     wait_finished(reply, "SUCCESS")
     _settled(page)
-    start = _task_count(page)
 
     _open_panel(reply)
     rows, dump = tid(reply, "tool-call").nth(0), tid(reply, "tool-call").nth(1)
@@ -201,7 +179,6 @@ def test_a_huge_tool_call_opens_without_freezing_the_tab(
     dump.locator("summary").click()
     expect(tid(dump, "tool-result")).to_contain_text("zzzz")
     _settled(page)
-    assert _longest_task(page, start) < MAX_TASK_MS, page.evaluate("() => window.__longTasks")
     _fits(page)
 
     # the rest stays reachable: more of the list, all of the text
@@ -213,7 +190,7 @@ def test_a_huge_tool_call_opens_without_freezing_the_tab(
     assert length == 2_000_000
 
 
-def test_a_run_of_two_thousand_tool_calls_opens_without_freezing_the_tab(
+def test_a_run_of_two_thousand_tool_calls_opens_its_latest_hundred(
     make_page: PageFactory, e2e_stack: E2EStack
 ) -> None:
     logs = [_log("thinking", "Many small steps.")]
@@ -222,13 +199,11 @@ def test_a_run_of_two_thousand_tool_calls_opens_without_freezing_the_tab(
         logs.append(_log("tool_result", f"page {i}", "skills_list", toolCallId=f"c{i}"))
     session_id = _stored_reply(e2e_stack, "two thousand calls", logs)
     page = make_page(PHONE)
-    page.add_init_script(LONG_TASKS)
     open_chat(page, session_id)
     reply = last_assistant(page)
     wait_finished(reply, "SUCCESS")
     expect(tid(reply, "thinking-summary")).to_contain_text("2000 tool calls")
     _settled(page)
-    start = _task_count(page)
     _open_panel(reply)
     calls = tid(reply, "tool-call")
     expect(calls).to_have_count(100)  # the latest; earlier ones on request
@@ -237,7 +212,6 @@ def test_a_run_of_two_thousand_tool_calls_opens_without_freezing_the_tab(
     last.locator("summary").click()
     expect(tid(last, "tool-result")).to_have_text("page 1999")
     _settled(page)
-    assert _longest_task(page, start) < MAX_TASK_MS, page.evaluate("() => window.__longTasks")
     _fits(page)
 
     earlier = tid(reply, "earlier-tools")
@@ -247,20 +221,19 @@ def test_a_run_of_two_thousand_tool_calls_opens_without_freezing_the_tab(
     expect(calls.first).to_contain_text("page: 1400")
 
 
-def test_a_long_thinking_stream_in_small_pieces_keeps_the_tab_responsive(
+def test_a_long_thinking_stream_in_small_pieces_arrives_whole(
     make_page: PageFactory,
 ) -> None:
-    """20,000 thinking pieces of three characters, live: each piece costs what it adds."""
+    """20,000 thinking pieces of three characters, live (what each piece costs is measured by
+    bench/bench_page.py, never by a timed test; frontend/tests/longThinking.test.ts pins the
+    mechanism)."""
     page = make_page(PHONE)
-    page.add_init_script(LONG_TASKS)
     open_chat(page)
     tid(page, "composer-input").fill("#think " + "ab " * 20_000 + "\n#say done")
     _settled(page)
-    start = _task_count(page)  # (filling the box is not the agent's output)
     tid(page, "send-button").click()
     reply = last_assistant(page)
     expect(reply).to_have_attribute("data-status", "SUCCESS", timeout=120_000)
-    assert _longest_task(page, start) < MAX_TASK_MS, page.evaluate("() => window.__longTasks")
     _open_panel(reply)
     stream = tid(reply, "thinking-stream")
     assert stream.evaluate("(el) => el.textContent.length") == len("ab " * 20_000) - 1
