@@ -73,7 +73,7 @@ def test_a_reader_left_open_delays_the_scrub_not_the_writes(tmp_path: Path) -> N
 
         started = time.monotonic()
         assert db.scrub() is False  # the WAL cannot be emptied under the reader
-        assert time.monotonic() - started < 2.0  # not busy_timeout (10 s) of stalled writes
+        assert time.monotonic() - started < 5.0  # not busy_timeout (10 s) of stalled writes
 
         reader.close()
         assert db.scrub() is True

@@ -22,8 +22,8 @@ from tests.support.servers import BridgeProcess, start_bridge
 
 SILENCE_S = 3.0
 SILENT_ENV = {"AGENTCHAT_BRIDGE_REQUEST_TIMEOUT_S": str(SILENCE_S)}
-# the limit, plus a hermes call's start-up and the interrupt, on a busy machine
-ENDS_WITHIN_S = SILENCE_S + 7
+# The watch's own words: hermes' timeout (set 30 s past the limit) says "endpoint timed out".
+GAVE_UP = f"sent nothing for {SILENCE_S:g} s"
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +52,7 @@ def test_a_model_that_sends_nothing_ends_failed_within_the_limit(stack: Stack) -
     session_id = stack.new_session()
     took, events = _timed_ask(stack, session_id, "#sleep 600000\n#say never")
     assert events[-1].event == "workflow_error", events[-1].data
-    assert took < ENDS_WITHIN_S, took
-    assert "timed out" in events[-1].data["message"]
+    assert GAVE_UP in events[-1].data["message"], (took, events[-1].data)
     answer = answers(stack.get(f"/api/chat/sessions/{session_id}"))[-1]
     assert (answer["status"], answer["content"]) == ("FAILED", "")
 
@@ -65,10 +64,9 @@ def test_a_model_that_stalls_after_some_text_keeps_it(stack: Stack) -> None:
     session_id = stack.new_session()
     took, events = _timed_ask(stack, session_id, "#say Some words first\n#sleep 600000\n#say no")
     assert events[-1].event == "workflow_error", events[-1].data
-    assert took < ENDS_WITHIN_S, took
     answer = answers(stack.get(f"/api/chat/sessions/{session_id}"))[-1]
     assert (answer["status"], answer["content"]) == ("FAILED", "Some words first")
-    assert "timed out" in answer["error"]
+    assert GAVE_UP in answer["error"], (took, answer["error"])
 
 
 def test_a_slow_but_steady_model_is_not_cut(stack: Stack) -> None:
