@@ -192,21 +192,10 @@ def serve(
         host=settings.host,
         port=settings.port,
         log_level="info",
-        **_proxy_options(settings),
+        proxy_headers=False,  # the served app believes X-Forwarded-* itself (web.own_user)
         # On SIGTERM open streams get the runs' grace, then are cut and the runs stored.
         timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
     )
-
-
-def _proxy_options(settings: object) -> dict[str, Any]:
-    """Whose X-Forwarded-* headers uvicorn believes: only AGENTCHAT_FORWARDED_ALLOW_IPS'.
-    uvicorn's own default believes any client on 127.0.0.1, so a local user could pick the
-    address the rate limits and the failed sign-in throttle count."""
-    from agentchat.core.settings import Settings
-
-    assert isinstance(settings, Settings)
-    allowed = settings.forwarded_allow_ips.strip()
-    return {"proxy_headers": bool(allowed), "forwarded_allow_ips": allowed or None}
 
 
 def _serve_workers(settings: object, host: str, port: int, workers: int) -> None:
@@ -238,7 +227,7 @@ def _serve_workers(settings: object, host: str, port: int, workers: int) -> None
             host=host,
             port=port,
             log_level="info",
-            **_proxy_options(settings),
+            proxy_headers=False,  # the served app believes X-Forwarded-* itself (web.own_user)
             timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
         )
     finally:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any, cast
 
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from agentchat.core.settings import Settings
 from agentchat.web import socket_owner
@@ -61,7 +63,14 @@ def guarded(settings: Settings) -> bool:
 
 
 def guard_own_user(app: ASGIApp, settings: Settings) -> ASGIApp:
-    """`app` as `serve` puts it on its socket."""
+    """`app` as `serve` puts it on its socket, with uvicorn's proxy headers off: only
+    AGENTCHAT_FORWARDED_ALLOW_IPS' X-Forwarded-* are believed (uvicorn's default believes any
+    client on 127.0.0.1), and inside the guard, which looks up the socket the request came on.
+    Behind them it looked up the `host:port` a believed client named (every login connects
+    from 127.0.0.1): the port of a connection the server's user holds open let anyone in."""
+    allowed = settings.forwarded_allow_ips.strip()
+    if allowed:
+        app = cast(ASGIApp, ProxyHeadersMiddleware(cast(Any, app), trusted_hosts=allowed))
     return OwnUserMiddleware(app, os.geteuid()) if guarded(settings) else app
 
 
