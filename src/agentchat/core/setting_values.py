@@ -75,10 +75,15 @@ def bridge_urls(value: str) -> str:
     entries = [entry.strip() for entry in value.split(",") if entry.strip()]
     if bad := [entry for entry in entries if not _bridge_url(entry)]:
         raise ValueError(
-            f"not a bridge URL: {', '.join(bad)} (write http://host:port, or http+unix:// "
-            "and the percent-encoded path of its socket)"
+            f"not a bridge URL: {', '.join(map(_without_userinfo, bad))} (write "
+            "http://host:port, or http+unix:// and the percent-encoded path of its socket)"
         )
     return value
+
+
+def _without_userinfo(entry: str) -> str:
+    """`user:password@host:8200` → `***@host:8200`: an error line must not carry a password."""
+    return f"***@{entry.rpartition('@')[2]}" if "@" in entry else entry
 
 
 def _bridge_url(entry: str) -> bool:

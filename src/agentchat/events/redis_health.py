@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import SplitResult, urlsplit
+
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
@@ -12,9 +14,12 @@ CHECK_TIMEOUT_S = 2.0
 
 def redis_problem(url: str) -> str | None:
     """Why Redis at `url` cannot be used, or None when it answers a PING."""
-    client = Redis.from_url(
-        url, socket_connect_timeout=CHECK_TIMEOUT_S, socket_timeout=CHECK_TIMEOUT_S
-    )
+    try:
+        client = Redis.from_url(
+            url, socket_connect_timeout=CHECK_TIMEOUT_S, socket_timeout=CHECK_TIMEOUT_S
+        )
+    except ValueError as exc:  # its words name no part of the URL
+        return f"Redis at {_where(url)} cannot be used: {exc}"
     try:
         client.ping()
     except (RedisError, OSError, ValueError) as exc:
@@ -32,6 +37,18 @@ async def redis_answers(client: AsyncRedis) -> bool:
 
 
 def _where(url: str) -> str:
-    """The URL without its password."""
-    head, at, tail = url.rpartition("@")
-    return f"{head.split('://', 1)[0]}://…@{tail}" if at else url
+    """Where Redis is, without a password: not the `user:password@` part, nor the query
+    (redis-py takes `?password=`, as its docs write a Unix socket's URL)."""
+    parts = urlsplit(url)
+    place = parts.netloc.rpartition("@")[2] + parts.path
+    if "@" in place or not _port_ok(parts):  # an unescaped `@`, `/` or `?` in a password
+        return f"{parts.scheme}://…"
+    return f"{parts.scheme}://{'…@' if '@' in parts.netloc else ''}{place}"
+
+
+def _port_ok(parts: SplitResult) -> bool:
+    try:
+        parts.port  # noqa: B018 (it raises for a port that is not a number)
+    except ValueError:
+        return False
+    return True

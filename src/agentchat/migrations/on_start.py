@@ -19,6 +19,7 @@ from sqlalchemy import Connection, Engine, create_engine, make_url, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from agentchat.core.database import sqlite_file
+from agentchat.core.log_redact import mask_query
 from agentchat.core.sqlite_upkeep import make_incremental
 from agentchat.migrations import alembic_config, upgrade
 
@@ -69,12 +70,18 @@ def _check_engine(url: str) -> Engine:
     return create_engine(url)
 
 
+def _where(engine: Engine) -> str:
+    """The database's URL as a start line may show it: no password, neither after the user nor
+    in the query (psycopg and PyMySQL take `?password=`, psycopg `?sslpassword=`)."""
+    return mask_query(engine.url.render_as_string(hide_password=True))
+
+
 def _reachable(engine: Engine) -> None:
     try:
         with engine.connect():
             pass
     except DBAPIError as exc:
-        where = engine.url.render_as_string(hide_password=True)
+        where = _where(engine)
         reason = " ".join(str(exc.orig).split())  # psycopg's message spans lines
         raise SchemaProblem(f"cannot reach the database {where}: {reason}") from exc
 
@@ -86,7 +93,7 @@ def _postgresql_fits(engine: Engine) -> None:
     existing schema made the migration lock wait on nothing, then fail with a traceback."""
     if engine.dialect.name != "postgresql":
         return
-    where = engine.url.render_as_string(hide_password=True)
+    where = _where(engine)
     with engine.connect() as conn:
         encoding = conn.execute(text("SHOW server_encoding")).scalar()
         schema = conn.execute(text("SELECT current_schema()")).scalar()
@@ -108,7 +115,7 @@ def _upgrade(engine: Engine, url: str) -> None:
     try:
         upgrade(url)
     except DBAPIError as exc:
-        where = engine.url.render_as_string(hide_password=True)
+        where = _where(engine)
         raise SchemaProblem(
             f"could not migrate the database {where}: {_first_line(exc)} (the "
             "database user needs the right to create and alter tables there, or run "
