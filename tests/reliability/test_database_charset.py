@@ -138,3 +138,30 @@ def test_a_postgresql_database_not_in_utf8_is_refused_in_one_line(
         assert len(lines) == 1 and "UTF8" in lines[0] and "encoding" in lines[0], lines
     finally:
         served.stop()
+
+
+def test_another_applications_table_in_a_shared_database_is_left_as_it_is() -> None:
+    """A hosting plan's one database is often shared: 0008 converts our tables only (another
+    application's latin1 table may hold bytes that a conversion would garble)."""
+    tag = f"charset_shared_{worker_tag()}_{uuid.uuid4().hex[:6]}"
+    url = _legacy_mariadb("latin1", tag)
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("CREATE TABLE wp_options (v TEXT) CHARACTER SET latin1"))
+        upgrade(url, BEFORE_THIS_FIX)
+        upgrade(url)
+        with engine.connect() as conn:
+            charset = conn.execute(
+                text(
+                    "SELECT c.CHARACTER_SET_NAME FROM information_schema.TABLES t "
+                    "JOIN information_schema.COLLATION_CHARACTER_SET_APPLICABILITY c "
+                    "ON c.COLLATION_NAME = t.TABLE_COLLATION "
+                    "WHERE t.TABLE_SCHEMA = DATABASE() AND t.TABLE_NAME = :t"
+                ),
+                {"t": "wp_options"},
+            ).scalar_one()
+        assert charset == "latin1"
+    finally:
+        engine.dispose()
+        drop_database("mariadb", tag)
