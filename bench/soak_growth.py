@@ -11,6 +11,10 @@ API and of the bridge, and the sizes of the SQLite file, its WAL, hermes' logs a
 of scratch folders. At the end every chat is deleted and it reports what the data folder gave
 back, and in how many files the chats' marker word is still found (must be 0).
 Growth is reported per 1,000 turns over the second half (after warm-up): a plateau is ~0.
+`--idle-s S` samples once more after S seconds without turns (the bridge trims its heap then).
+With `--probe DIR` the bridge loads bench/memprobe (never the product) and writes a report of
+what it holds at each sample (`DIR/<turns>.json`; `--probe-frames N` adds tracemalloc
+snapshots); `bench/memprobe/compare.py DIR A B` prints what grew between two.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import socket
 import struct
 import sys
@@ -34,6 +39,7 @@ from tests.support.local_bridge import bridge_state, stop_local_bridges
 from tests.support.serve_process import Served, spawn_serve
 
 MARKER = "xylofernquartz"
+PROBE = Path(__file__).resolve().parent / "memprobe"
 TERMINAL = (b"event: workflow_complete", b"event: workflow_error")
 
 
@@ -139,6 +145,8 @@ async def drive(served: Served, args: argparse.Namespace, pids: dict[str, int]) 
             next_at = 0
             while True:
                 if done >= next_at:
+                    if args.probe is not None:
+                        (args.probe / f"want-{done:06d}").touch()
                     samples.append(
                         {"turns": done, **{k: proc(p) for k, p in pids.items()}, **disk(data)}
                     )
@@ -152,10 +160,32 @@ async def drive(served: Served, args: argparse.Namespace, pids: dict[str, int]) 
         await asyncio.sleep(2)
         sampling.cancel()
         samples.append({"turns": done, **{k: proc(p) for k, p in pids.items()}, **disk(data)})
+        idle = None
+        if args.idle_s > 0:  # what the bridge keeps once no turn runs (it trims its heap)
+            await asyncio.sleep(args.idle_s)
+            idle = {k: proc(p) for k, p in pids.items()}
+        if args.probe is not None:
+            await trimmed_report(args.probe, done)
         before = disk(data)
         for chat in chats:
             (await http.delete(f"/api/chat/sessions/{chat}")).raise_for_status()
-    return {"seconds": round(seconds, 1), "chats": len(chats), "samples": samples, "full": before}
+    return {
+        "seconds": round(seconds, 1),
+        "chats": len(chats),
+        "samples": samples,
+        "idle": idle,
+        "full": before,
+    }
+
+
+async def trimmed_report(folder: Path, turns: int, timeout: float = 120.0) -> None:
+    """The probe's last report, before and after the allocator gave back what it holds free."""
+    (folder / f"trim-{turns:06d}-end").touch()
+    deadline = time.monotonic() + timeout
+    while not (folder / f"{turns:06d}-end-trimmed.json").exists():
+        if time.monotonic() > deadline:
+            return
+        await asyncio.sleep(0.5)
 
 
 def per_thousand(samples: list[dict[str, Any]], read: Any) -> float:
@@ -191,9 +221,22 @@ def report(result: dict, after: dict[str, int], left: list[str]) -> dict[str, An
         "first": samples[0],
         "last": samples[-1],
         "growthPer1000TurnsSecondHalf": growth,
+        "bridgeRssKiBByTurns": [[s["turns"], s["bridge"]["rssKiB"]] for s in samples],
+        "idleAfterLast": result["idle"],
         "beforeDeletingAll": result["full"],
         "afterDeletingAll": after,
         "filesStillHoldingDeletedWords": left,
+    }
+
+
+def probe_env(folder: Path, frames: int) -> dict[str, str]:
+    """What makes the bridge load the memory probe (it passes PYTHONPATH and AGENTCHAT_BRIDGE_*
+    on to its bridge)."""
+    paths = [str(PROBE), *filter(None, [os.environ.get("PYTHONPATH")])]
+    return {
+        "PYTHONPATH": os.pathsep.join(paths),
+        "AGENTCHAT_BRIDGE_MEMPROBE_DIR": str(folder),
+        "AGENTCHAT_BRIDGE_MEMPROBE_FRAMES": str(frames),
     }
 
 
@@ -204,10 +247,26 @@ def main() -> int:
     parser.add_argument("--turns-per-chat", type=int, default=1)
     parser.add_argument("--vanish-every", type=int, default=0, help="0: no vanishing readers")
     parser.add_argument("--sample-every", type=int, default=100)
+    parser.add_argument("--idle-s", type=float, default=0, help="sample again after idling")
+    parser.add_argument("--probe", type=Path, help="folder for the bridge's memory reports")
+    parser.add_argument("--probe-frames", type=int, default=0, help="tracemalloc frames; 0: off")
+    parser.add_argument(
+        "--probe-set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a probe experiment (bench/memprobe/sitecustomize.py): MALLOPT=-8:2, TRIM_S=10",
+    )
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="agentchat-growth-"))
     args.data = root / "data"
     env = {"AGENTCHAT_START_BRIDGE": "true", "AGENTCHAT_MAX_ACTIVE_RUNS": "20"}
+    if args.probe is not None:
+        args.probe = args.probe.resolve()
+        args.probe.mkdir(parents=True, exist_ok=True)
+        env |= probe_env(args.probe, args.probe_frames)
+        pairs = (item.split("=", 1) for item in args.probe_set)
+        env |= {f"AGENTCHAT_BRIDGE_MEMPROBE_{name}": value for name, value in pairs}
     served = spawn_serve(root / "logs", "--data-dir", str(args.data), env=env)
     try:
         served.wait_healthy(180)

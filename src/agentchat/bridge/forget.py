@@ -2,7 +2,10 @@
 what this bridge held for it goes, so that neither the disk nor the process keeps growing with
 every chat it ever served, and a deleted chat's files are gone: its scratch folder (files the
 agent wrote), hermes' per-task working-folder override and its "allow for this chat"
-approvals. Nothing is removed while a turn of the session runs here."""
+approvals. Nothing is removed while a turn of the session runs here.
+
+A session whose agent merely left the pool (the chat still exists and may come back) only
+unloads what hermes rebuilds on its next turn (`unload_session`)."""
 
 from __future__ import annotations
 
@@ -15,12 +18,20 @@ from agentchat.bridge.settings import BridgeSettings
 log = logging.getLogger(__name__)
 
 
-def forget_session(settings: BridgeSettings, session_id: str) -> None:
-    """Remove the session's scratch folder and hermes' in-process state for it."""
-    from tools.approval import clear_session
+def unload_session(session_id: str) -> None:
+    """hermes' per-task state of an idle session whose agent left the pool: its working-folder
+    override and recorded cwd, registered again before each turn (`TurnRunner._prepare`).
+    Its files and approvals stay."""
     from tools.terminal_tool import clear_task_env_overrides
 
     clear_task_env_overrides(policy.task_id(session_id))
+
+
+def forget_session(settings: BridgeSettings, session_id: str) -> None:
+    """Remove the session's scratch folder and hermes' in-process state for it."""
+    from tools.approval import clear_session
+
+    unload_session(session_id)
     clear_session(f"agentchat-{session_id}")  # the agent's session id keys its approvals
     folder = policy.workspace(settings, session_id)
     try:

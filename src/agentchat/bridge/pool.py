@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -18,14 +20,27 @@ def pool_key(session_id: str, home: str, model_id: str, api_key: str) -> PoolKey
     return (session_id, home, f"{model_id}|{key_hash}")
 
 
-class AgentPool(Generic[T]):
-    """Thread-safe LRU. Evicted agents are simply dropped: the caller owns the history."""
+@dataclass
+class _TurnLock:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    users: int = 0  # turns holding or waiting for it
 
-    def __init__(self, size: int) -> None:
+
+class AgentPool(Generic[T]):
+    """Thread-safe LRU. Evicted agents are simply dropped: the caller owns the history.
+
+    A session is held here while it has a pooled agent or a turn (running or waiting for its
+    lock). `on_idle(session_id)` is called, under the pool's lock, when it stops being held:
+    its last agent was evicted while no turn of it ran, or its last turn ended with no agent
+    of it pooled. A bridge serves tens of thousands of chats: what it keeps per session must
+    not outlive this."""
+
+    def __init__(self, size: int, on_idle: Callable[[str], None] | None = None) -> None:
         self.size = size
         self._items: OrderedDict[PoolKey, T] = OrderedDict()
         self._lock = threading.Lock()
-        self._session_locks: dict[str, threading.Lock] = {}
+        self._turn_locks: dict[str, _TurnLock] = {}
+        self._on_idle = on_idle
 
     def get_or_create(self, key: PoolKey, create: Callable[[], T]) -> tuple[T, bool]:
         """The pooled item for key (most recently used now), creating it if missing."""
@@ -38,7 +53,8 @@ class AgentPool(Generic[T]):
             self._items[key] = item
             self._items.move_to_end(key)
             while len(self._items) > self.size:
-                self._items.popitem(last=False)
+                evicted, _ = self._items.popitem(last=False)
+                self._idle_if_unheld(evicted[0])
         return item, True
 
     def drop_session(self, session_id: str) -> int:
@@ -52,15 +68,30 @@ class AgentPool(Generic[T]):
         with self._lock:
             return list(self._items)
 
-    def forget_lock(self, session_id: str) -> bool:
-        """Drop the session's turn lock; False (kept) while a turn holds it."""
+    def in_turn(self, session_id: str) -> bool:
+        """Whether a turn of the session runs or waits for its lock."""
         with self._lock:
-            lock = self._session_locks.get(session_id)
-            if lock is not None and lock.locked():
-                return False
-            self._session_locks.pop(session_id, None)
-            return True
+            return session_id in self._turn_locks
 
-    def session_lock(self, session_id: str) -> threading.Lock:
+    @contextmanager
+    def turn_lock(self, session_id: str) -> Iterator[threading.Lock]:
+        """The lock that serialises the session's turns (not acquired here). It lasts while
+        a turn holds or waits for it: a session's lock is not kept for ever."""
         with self._lock:
-            return self._session_locks.setdefault(session_id, threading.Lock())
+            entry = self._turn_locks.setdefault(session_id, _TurnLock())
+            entry.users += 1
+        try:
+            yield entry.lock
+        finally:
+            with self._lock:
+                entry.users -= 1
+                if entry.users == 0:
+                    del self._turn_locks[session_id]
+                    self._idle_if_unheld(session_id)
+
+    def _idle_if_unheld(self, session_id: str) -> None:
+        """Called with the pool's lock held."""
+        if self._on_idle is None or session_id in self._turn_locks:
+            return
+        if not any(key[0] == session_id for key in self._items):
+            self._on_idle(session_id)

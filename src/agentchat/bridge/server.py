@@ -18,6 +18,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from agentchat import __version__
+from agentchat.bridge import allocator
 from agentchat.bridge.hermes_home import install_bridge_log, prepare_home
 from agentchat.bridge.home_lock import HomeTaken, hold_home
 from agentchat.bridge.orphan import Liveness, exit_when_orphaned
@@ -86,6 +87,7 @@ def main(
     """Entry point of `agentchat bridge`: on host:port, or on the Unix socket `uds`."""
     import uvicorn
 
+    allocator.limit_arenas()  # before any thread allocates (allocator.py)
     overrides: dict[str, Any] = {k: v for k, v in extra.items() if v is not None}
     if hermes_home is not None:
         overrides["hermes_home"] = hermes_home

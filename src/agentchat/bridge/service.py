@@ -9,6 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from agentchat.bridge import (
     agent_guard,
+    allocator,
     hermes_api,
     host_guard,
     log_privacy,
@@ -17,7 +18,7 @@ from agentchat.bridge import (
     summary_usage,
 )
 from agentchat.bridge.buffer import RunBuffer, RunBuffers
-from agentchat.bridge.forget import forget_session
+from agentchat.bridge.forget import forget_session, unload_session
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.hermes_home import import_hermes
 from agentchat.bridge.memory import MemoryFiles
@@ -47,7 +48,7 @@ _WARM_MODEL = ModelSpec(
 class BridgeService:
     def __init__(self, settings: BridgeSettings) -> None:
         self.settings = settings
-        self.pool: AgentPool[AgentSlot] = AgentPool(settings.pool_size)
+        self.pool: AgentPool[AgentSlot] = AgentPool(settings.pool_size, on_idle=unload_session)
         self.runs = RunRegistry()
         self.buffers = RunBuffers(settings.run_retention_s)
         self._pumps: set[asyncio.Task[None]] = set()
@@ -57,6 +58,7 @@ class BridgeService:
         workers = max(2 * settings.pool_size, 16)
         self.executor = ThreadPoolExecutor(workers, thread_name_prefix="bridge-turn")
         self._runner: TurnRunner | None = None
+        self.heap = allocator.IdleTrim(busy=lambda: bool(self.runs.all()))
 
     @property
     def ready(self) -> bool:
@@ -107,6 +109,7 @@ class BridgeService:
             end = RunEnd(status="failed", error=f"{type(exc).__name__}: {exc}")
         handle.end(end)
         self.runs.remove(handle.run_id)
+        self.heap.turn_ended()
 
     def stream(self, buffer: RunBuffer, after: int = 0) -> AsyncIterator[bytes]:
         """SSE bytes after event `after` until run_end. A client that goes away does not stop
@@ -160,7 +163,7 @@ class BridgeService:
         """The API is done with this hermes session (reset or deleted): its agents go, and
         unless a turn of it still runs here, all else held for it (`forget.py`)."""
         dropped = self.pool.drop_session(session_id)
-        if not self.runs.for_session(session_id) and self.pool.forget_lock(session_id):
+        if not self.runs.for_session(session_id) and not self.pool.in_turn(session_id):
             forget_session(self.settings, session_id)
         return Ack(detail=f"dropped {dropped} agent(s)")
 

@@ -67,10 +67,16 @@ class TurnRunner:
         self._faces = hermes_api.thinking_faces()
 
     def run(self, handle: RunHandle, request: RunRequest) -> RunEnd:
-        lock = self._pool.session_lock(request.session_id)
-        while not lock.acquire(timeout=_LOCK_POLL_S):
-            if handle.aborted:
-                return RunEnd(status="stopped")
+        with self._pool.turn_lock(request.session_id) as lock:
+            while not lock.acquire(timeout=_LOCK_POLL_S):
+                if handle.aborted:
+                    return RunEnd(status="stopped")
+            try:
+                return self._run_guarded(handle, request)
+            finally:
+                lock.release()
+
+    def _run_guarded(self, handle: RunHandle, request: RunRequest) -> RunEnd:
         model = request.model
         fallback = model.fallback.base_url if model.fallback else None
         hosts = host_guard.hosts_of(model.base_url, fallback)
@@ -83,8 +89,6 @@ class TurnRunner:
             return RunEnd(
                 status="failed", error=policy.public_error(f"{type(exc).__name__}: {exc}")
             )
-        finally:
-            lock.release()
 
     def _run_locked(self, handle: RunHandle, request: RunRequest) -> RunEnd:
         slot = self._slot(request)
