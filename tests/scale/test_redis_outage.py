@@ -19,44 +19,20 @@ from agentchat.local_stack import free_port, wait_for_health
 from agentchat.scripted_llm.server import serve_in_thread
 from tests.reliability.helpers import wait_for
 from tests.support.databases import drop_database, fresh_database_url, worker_tag
+from tests.support.redis_server import RedisServer
 from tests.support.servers import BridgeProcess, start_bridge
 from tests.support.sse import read_events, until_terminal
 
 pytestmark = pytest.mark.timeout(240)
 
 
-class OwnRedis:
+class OwnRedis(RedisServer):
     """A redis-server of this test's own, on a free port (the shared one is not touched)."""
 
     def __init__(self, root: Path) -> None:
-        self.port, self.root = free_port(), root
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
-        command += ["--save", "", "--appendonly", "no", "--dir", str(self.root)]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-        from redis import Redis
-
-        client = Redis.from_url(self.url, socket_connect_timeout=1)
-        wait_for(lambda: _pings(client), bool, timeout=20, what="redis to start")
-        client.close()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=10)
-
-
-def _pings(client: object) -> bool:
-    try:
-        return bool(client.ping())  # type: ignore[attr-defined]
-    except Exception:
-        return False
+        port = free_port()
+        args = ["--port", str(port), "--bind", "127.0.0.1", "--dir", str(root)]
+        super().__init__(f"redis://127.0.0.1:{port}/0", args)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import os
 import pickle
 import socket
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -84,17 +85,25 @@ def send_and_vanish(url: str, request: bytes) -> None:
     conn.close()
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    folder = tmp_path_factory.mktemp("own-user")
-    server = spawn_serve(folder, "--data-dir", str(folder / "data"))
+@contextmanager
+def serving_a_secret_chat(
+    folder: Path, title: str = SECRET_TITLE, env: dict[str, str] | None = None
+) -> Iterator[Served]:
+    """A real `serve` on `folder`, holding one chat titled `title`, made by its own user."""
+    server = spawn_serve(folder, "--data-dir", str(folder / "data"), env=env)
     try:
         server.wait_healthy()
-        made = httpx.post(f"{server.url}/api/chat/sessions", json={"title": SECRET_TITLE})
+        made = httpx.post(f"{server.url}/api/chat/sessions", json={"title": title})
         assert made.status_code == 201, made.text
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with serving_a_secret_chat(tmp_path_factory.mktemp("own-user")) as server:
+        yield server
 
 
 def session_titles(url: str) -> list[str]:

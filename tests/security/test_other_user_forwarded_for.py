@@ -17,11 +17,15 @@ import socket
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
-from tests.security.test_other_local_user import as_other_user, exchange, raw_request
-from tests.support.serve_process import Served, spawn_serve
+from tests.security.test_other_local_user import (
+    as_other_user,
+    exchange,
+    raw_request,
+    serving_a_secret_chat,
+)
+from tests.support.serve_process import Served
 
 SECRET_TITLE = "forwarded secret plans"
 ESTABLISHED = "01"
@@ -53,19 +57,9 @@ def pretend_to_be_the_owner(url: str, owner_uid: int) -> tuple[int, dict[str, ob
 
 @pytest.fixture
 def served_behind_a_proxy(tmp_path: Path) -> Iterator[Served]:
-    server = spawn_serve(
-        tmp_path,
-        "--data-dir",
-        str(tmp_path / "data"),
-        env={"AGENTCHAT_FORWARDED_ALLOW_IPS": "127.0.0.1"},
-    )
-    try:
-        server.wait_healthy()
-        made = httpx.post(f"{server.url}/api/chat/sessions", json={"title": SECRET_TITLE})
-        assert made.status_code == 201, made.text
+    proxied = {"AGENTCHAT_FORWARDED_ALLOW_IPS": "127.0.0.1"}
+    with serving_a_secret_chat(tmp_path, SECRET_TITLE, proxied) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def test_a_forwarded_address_does_not_make_another_user_the_owner(

@@ -9,48 +9,27 @@ operator's logs and to anyone who could reach the port.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from redis import Redis
 
 from tests.reliability.helpers import wait_for
 from tests.security.conftest import TOKEN
+from tests.support.redis_server import RedisServer
 from tests.support.serve_process import Served, spawn_serve
 
 PASSWORD = "redis-pw-5e0c1d9a7b"
 
 
-class SocketRedis:
+class SocketRedis(RedisServer):
     """A redis-server of this test's own on a Unix socket, with a password."""
 
     def __init__(self, root: Path) -> None:
         self.socket = root / "redis.sock"
-        self.url = f"unix://{self.socket}?password={PASSWORD}&db=0"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        command = ["redis-server", "--port", "0", "--unixsocket", str(self.socket)]
-        command += ["--requirepass", PASSWORD, "--save", "", "--appendonly", "no"]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-        client = Redis.from_url(self.url, socket_connect_timeout=1)
-        wait_for(lambda: _pings(client), bool, timeout=20, what="redis to start")
-        client.close()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=10)
-
-
-def _pings(client: Redis) -> bool:
-    try:
-        return bool(client.ping())
-    except Exception:
-        return False
+        args = ["--port", "0", "--unixsocket", str(self.socket), "--requirepass", PASSWORD]
+        super().__init__(f"unix://{self.socket}?password={PASSWORD}&db=0", args)
 
 
 @pytest.fixture
