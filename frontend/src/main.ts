@@ -2,8 +2,8 @@ import { createApp } from 'vue'
 import './styles.css'
 import App from './App.vue'
 import { applyLangToDocument, i18n } from './i18n'
-import { notifyError } from './lib/notify'
-import { applyThemeToDocument } from './lib/theme'
+import { notifyError } from '@/lib/browser/notify'
+import { applyThemeToDocument } from '@/lib/browser/theme'
 import { router } from './router'
 
 applyLangToDocument()

@@ -1,5 +1,5 @@
 import { createRouter, createWebHistory } from 'vue-router'
-import { isChunkLoadError, pageLoadFailed, reloadForNewBuild } from './lib/staleBuild'
+import { isChunkLoadError, pageLoadFailed, reloadForNewBuild } from '@/lib/browser/staleBuild'
 
 export const router = createRouter({
   history: createWebHistory(),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { APPROVAL_CHOICES, approvalAnswerKey, approvalOf } from '@/lib/approval'
-import { dangerWords } from '@/lib/dangerWords'
-import { emptyRunState, applyNodeStream } from '@/lib/runState'
+import { APPROVAL_CHOICES, approvalAnswerKey, approvalOf } from '@/lib/run/approval'
+import { dangerWords } from '@/lib/run/dangerWords'
+import { emptyRunState, applyNodeStream } from '@/lib/run/runState'
 
 const choices = [...APPROVAL_CHOICES]
 const question = 'Allow this command (recursive delete)?\nrm -rf ./scratch'

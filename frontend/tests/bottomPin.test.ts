@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createBottomPin, distanceFromBottom, isScrollUpKey } from '@/lib/bottomPin'
+import { createBottomPin, distanceFromBottom, isScrollUpKey } from '@/lib/chat/bottomPin'
 
 const box = (scrollTop: number, scrollHeight = 2000, clientHeight = 500) => ({ scrollTop, scrollHeight, clientHeight })
 

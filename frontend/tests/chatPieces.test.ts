@@ -6,8 +6,8 @@ import { useExportDownload } from '@/composables/useExportDownload'
 import { createRunPool } from '@/composables/useGlobalRuns'
 import { useSessionList } from '@/composables/useSessionList'
 import { useTabLock } from '@/composables/useTabLock'
-import { setNotifier } from '@/lib/notify'
-import { TabLock } from '@/lib/tabLock'
+import { setNotifier } from '@/lib/browser/notify'
+import { TabLock } from '@/lib/browser/tabLock'
 import { until } from './streamStub'
 
 afterEach(() => {

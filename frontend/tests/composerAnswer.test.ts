@@ -6,8 +6,8 @@ import { NDialogProvider } from 'naive-ui'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { defineComponent, h, nextTick, type Component } from 'vue'
 import { i18n, setLocale } from '@/i18n'
-import { freeAnswerQuestion } from '@/lib/approval'
-import { composerIntent } from '@/lib/composerIntent'
+import { freeAnswerQuestion } from '@/lib/run/approval'
+import { composerIntent } from '@/lib/chat/composerIntent'
 import ChatComposer from '@/views/chat/ChatComposer.vue'
 
 const QUESTION = { clarifyId: 'k1', question: 'Which colour?', choices: ['red', 'blue'] }

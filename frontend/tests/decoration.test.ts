@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { hermesVerb, stripHermesDecoration } from '@/lib/decoration'
+import { hermesVerb, stripHermesDecoration } from '@/lib/run/decoration'
 
 describe('stripHermesDecoration', () => {
   it.each([

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { defineComponent, h, nextTick, ref } from 'vue'
 import { mount } from '@vue/test-utils'
 import { useDraft, type Draft } from '@/composables/useDraft'
-import { dropDraft, loadDraft, moveDraft, saveDraft, type DraftKey } from '@/lib/drafts'
+import { dropDraft, loadDraft, moveDraft, saveDraft, type DraftKey } from '@/lib/chat/drafts'
 
 beforeEach(() => localStorage.clear())
 afterEach(() => vi.useRealTimers())

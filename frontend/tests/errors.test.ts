@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { ApiError } from '@/api/http'
 import { setLocale } from '@/i18n'
-import { readableRequestError, readableRunError } from '@/lib/errors'
+import { readableRequestError, readableRunError } from '@/lib/display/errors'
 
 describe('readable errors', () => {
   beforeEach(() => setLocale('en'))

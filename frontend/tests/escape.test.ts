@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { escapeStopsRun } from '@/lib/escape'
+import { escapeStopsRun } from '@/lib/chat/escape'
 
 function page(): void {
   document.body.innerHTML = `

@@ -7,8 +7,8 @@ import JsonNode from '@/components/common/JsonNode.vue'
 import JsonView from '@/components/common/JsonView.vue'
 import ToolCallItem from '@/components/agent-thinking/ToolCallItem.vue'
 import { i18n, setLocale } from '@/i18n'
-import { clampLines, previewArgs } from '@/lib/json'
-import type { ToolCall } from '@/lib/runState'
+import { clampLines, previewArgs } from '@/lib/display/json'
+import type { ToolCall } from '@/lib/run/runState'
 
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ row: i }))
 
@@ -84,7 +84,7 @@ describe('huge tool output', () => {
 
 describe('a run of thousands of tool calls', () => {
   it('shows the latest hundred calls of a step, and earlier ones on request', async () => {
-    const { applyNodeStream, emptyRunState } = await import('@/lib/runState')
+    const { applyNodeStream, emptyRunState } = await import('@/lib/run/runState')
     const RunSteps = (await import('@/components/agent-thinking/RunSteps.vue')).default
     setLocale('en')
     let state = emptyRunState('r1')
@@ -106,7 +106,7 @@ describe('a run of thousands of tool calls', () => {
 
 describe('earlier tool calls, one left', () => {
   it('says "call" for one', async () => {
-    const { applyNodeStream, emptyRunState } = await import('@/lib/runState')
+    const { applyNodeStream, emptyRunState } = await import('@/lib/run/runState')
     const RunSteps = (await import('@/components/agent-thinking/RunSteps.vue')).default
     setLocale('en')
     let state = emptyRunState('r1')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { clampLines, parseStructured, previewArgs } from '@/lib/json'
+import { clampLines, parseStructured, previewArgs } from '@/lib/display/json'
 
 describe('tool values', () => {
   it('parses objects and JSON text, keeps other text as text', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { enterSends, isImeKey } from '@/lib/keys'
+import { enterSends, isImeKey } from '@/lib/browser/keys'
 
 describe('isImeKey', () => {
   it('is the input method’s while it composes, or for Safari’s keyCode 229 after it', () => {

@@ -2,7 +2,7 @@
 // of the whole text again kept every earlier copy of the whole alive (a crashed tab: Node ran
 // out of memory on 10,000 pieces of 100 characters).
 import { describe, expect, it } from 'vitest'
-import { applyNodeStream, emptyRunState, type RunState } from '@/lib/runState'
+import { applyNodeStream, emptyRunState, type RunState } from '@/lib/run/runState'
 
 describe('a long thinking stream', () => {
   it('folds a megabyte of thinking in 10,000 pieces into one step', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import hljs from 'highlight.js/lib/common'
-import { isSafeImageSrc, renderMarkdown, sanitizeHtml, splitFrontMatter } from '@/lib/markdown'
+import { isSafeImageSrc, renderMarkdown, sanitizeHtml, splitFrontMatter } from '@/lib/display/markdown'
 
 function dom(html: string): HTMLElement {
   const div = document.createElement('div')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { memoryLength, overLimit } from '@/lib/memory'
+import { memoryLength, overLimit } from '@/lib/chat/memory'
 
 describe('memoryLength', () => {
   it('counts the entries as the agent stores them: trimmed, empty ones dropped', () => {

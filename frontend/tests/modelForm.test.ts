@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Model } from '@/api/schema'
-import { blankForm, bodyOf, formOf } from '@/lib/modelForm'
+import { blankForm, bodyOf, formOf } from '@/lib/models/modelForm'
 
 const model: Model = {
   id: 3, name: 'Claude', provider: 'anthropic', baseUrl: 'https://api.anthropic.com', modelName: 'claude-sonnet-4-5',

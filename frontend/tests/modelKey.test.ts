@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { keyWillClear } from '@/lib/modelKey'
+import { keyWillClear } from '@/lib/models/modelKey'
 
 const stored = { baseUrl: 'https://api.openai.com/v1', provider: 'openai', hasApiKey: true }
 

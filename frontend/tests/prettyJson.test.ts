@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatDuration, prettyText, prettyValue } from '@/lib/prettyJson'
+import { formatDuration, prettyText, prettyValue } from '@/lib/display/prettyJson'
 
 describe('prettyJson', () => {
   it('indents arguments and JSON results', () => {

@@ -2,10 +2,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { mount } from '@vue/test-utils'
 import { createI18n } from 'vue-i18n'
 import { nextTick } from 'vue'
-import { MAX_SPACING_MS, renderSpacing } from '@/lib/renderPace'
+import { MAX_SPACING_MS, renderSpacing } from '@/lib/display/renderPace'
 
 let clock = 0
-vi.mock('@/lib/markdown', () => ({
+vi.mock('@/lib/display/markdown', () => ({
   copyText: vi.fn(),
   // a long answer: every render takes 60 ms of the page's time
   renderMarkdown: vi.fn((text: string) => {
@@ -33,7 +33,7 @@ describe('MarkdownView while text streams in', () => {
   afterEach(() => vi.useRealTimers())
 
   it('spaces slow renders out and still shows the last words', async () => {
-    const { renderMarkdown } = await import('@/lib/markdown')
+    const { renderMarkdown } = await import('@/lib/display/markdown')
     const { default: MarkdownView } = await import('@/components/common/MarkdownView.vue')
     const i18n = createI18n({ legacy: false, locale: 'en', messages: { en: {} }, missingWarn: false, fallbackWarn: false })
     const view = mount(MarkdownView, { props: { source: 'w0' }, global: { plugins: [i18n] } })

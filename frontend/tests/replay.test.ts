@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { buildReplayState, buildSnapshotState, replayLogs } from '@/lib/replay'
-import { applyEvent, emptyRunState, type RunEvent } from '@/lib/runState'
+import { buildReplayState, buildSnapshotState, replayLogs } from '@/lib/run/replay'
+import { applyEvent, emptyRunState, type RunEvent } from '@/lib/run/runState'
 import { log, message } from './fixtures'
 
 const logs = [

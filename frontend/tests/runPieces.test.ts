@@ -6,7 +6,7 @@ import type { RunSnapshot } from '@/api/schema'
 import { createRunPolling } from '@/composables/runs/runPolling'
 import { createRunRegistry } from '@/composables/runs/runRegistry'
 import { createRunStream, type StreamTarget } from '@/composables/runs/runStream'
-import type { RunEvent } from '@/lib/runState'
+import type { RunEvent } from '@/lib/run/runState'
 import { streamFetch, until } from './streamStub'
 
 const disposers: (() => void)[] = []

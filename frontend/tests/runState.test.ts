@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { RunEvent } from '@/lib/runState'
-import { applyEvent, durationSeconds, emptyRunState, isTerminal, parseTodos, type RunState } from '@/lib/runState'
+import type { RunEvent } from '@/lib/run/runState'
+import { applyEvent, durationSeconds, emptyRunState, isTerminal, parseTodos, type RunState } from '@/lib/run/runState'
 
 let nextId = 1
 function ns(kind: string, content = '', extra: Record<string, unknown> = {}): RunEvent {

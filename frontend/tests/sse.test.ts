@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { eventNumber, SseParser } from '@/lib/sse'
+import { eventNumber, SseParser } from '@/lib/run/sse'
 
 describe('SseParser', () => {
   it('parses events with id, name and data', () => {

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { isChunkLoadError, pageLoadFailed, reloadForNewBuild } from '@/lib/staleBuild'
+import { isChunkLoadError, pageLoadFailed, reloadForNewBuild } from '@/lib/browser/staleBuild'
 
 function memory(): Pick<Storage, 'getItem' | 'setItem'> {
   const values = new Map<string, string>()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { applyNodeStream, emptyRunState, type NodeItem, type RunState } from '@/lib/runState'
+import { applyNodeStream, emptyRunState, type NodeItem, type RunState } from '@/lib/run/runState'
 
 function fold(items: NodeItem[]): RunState {
   return items.reduce<RunState>((s, item) => applyNodeStream(s, item), emptyRunState('r1'))

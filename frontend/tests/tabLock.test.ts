@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { TabLock } from '@/lib/tabLock'
+import { TabLock } from '@/lib/browser/tabLock'
 
 describe('TabLock', () => {
   it('lets one tab hold a session and refuses another until release or expiry', () => {

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import AgentThinkingPanel from '@/components/agent-thinking/AgentThinkingPanel.vue'
 import ClarifyPanel from '@/components/agent-thinking/ClarifyPanel.vue'
 import { i18n, setLocale } from '@/i18n'
-import { applyNodeStream, emptyRunState, type NodeItem, type RunState } from '@/lib/runState'
+import { applyNodeStream, emptyRunState, type NodeItem, type RunState } from '@/lib/run/runState'
 
 function done(items: NodeItem[], startedAt = 0, endedAt = 12_000): RunState {
   const s = items.reduce<RunState>((acc, item) => applyNodeStream(acc, item), emptyRunState('r1', startedAt))

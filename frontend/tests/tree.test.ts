@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { activeLeaf, prependOlder, runningMessage, sameBranchEnd, siblingAt, summaries, versionInfo, viewOf } from '@/lib/tree'
+import { activeLeaf, prependOlder, runningMessage, sameBranchEnd, siblingAt, summaries, versionInfo, viewOf } from '@/lib/chat/tree'
 import { message } from './fixtures'
 
 describe('tree helpers', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compactTokens, contextMeter, latestMeter, statRows, usageLine } from '@/lib/usage'
+import { compactTokens, contextMeter, latestMeter, statRows, usageLine } from '@/lib/run/usage'
 
 describe('usage', () => {
   it('writes token counts the way hermes shows them', () => {

@@ -1,11 +1,11 @@
-// A scrolling element that follows its newest content until the reader scrolls up (lib/bottomPin):
+// A scrolling element that follows its newest content until the reader scrolls up (lib/chat/bottomPin):
 // scroll events decide, and the reader's wheel up, finger drag down or Page Up releases it before
 // the scroll lands, so a token arriving in between cannot pull the reader back. While pinned, it
 // follows every change of its content while `live` says the content streams (Markdown renders a
 // frame after its text arrives; a person opening an older answer's details is not followed), and
 // stays at the bottom when it gets shorter (the phone's keyboard opening).
 import { onScopeDispose, ref, watch, type Ref } from 'vue'
-import { createBottomPin, distanceFromBottom, isScrollUpKey } from '@/lib/bottomPin'
+import { createBottomPin, distanceFromBottom, isScrollUpKey } from '@/lib/chat/bottomPin'
 
 export interface BottomPinHandle {
   /** Whether the element follows its newest content. */

@@ -4,7 +4,7 @@
 // tab is visible again, when another tab runs this chat, before sending and after this chat's
 // run ends), the export download and the cross-tab lock.
 import type { ExportBranch, ExportFormat } from '@/api/chat'
-import type { TabLock } from '@/lib/tabLock'
+import type { TabLock } from '@/lib/browser/tabLock'
 import { useChatMessages } from './useChatMessages'
 import { useChatFreshness } from './useChatFreshness'
 import { useExportDownload } from './useExportDownload'

@@ -3,7 +3,7 @@
 // run of this chat (its cross-tab lock changes: a storage event). Not while this tab is
 // starting a run of its own (`busy`): its answer is on its way.
 import { getCurrentScope, onScopeDispose } from 'vue'
-import { LOCK_PREFIX } from '@/lib/tabLock'
+import { LOCK_PREFIX } from '@/lib/browser/tabLock'
 import type { ChatMessages } from './useChatMessages'
 
 export interface FreshnessOptions {

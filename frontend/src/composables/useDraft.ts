@@ -1,8 +1,8 @@
-// Binds a text box to its chat's draft (lib/drafts): saved a moment after each change and when
+// Binds a text box to its chat's draft (lib/chat/drafts): saved a moment after each change and when
 // the page is hidden, swapped when the chat changes. While a send is in flight the text is the
 // send's: it stays in the box through the new chat's creation and is dropped once sent.
 import { onBeforeUnmount, onMounted, watch, type Ref } from 'vue'
-import { dropDraft, loadDraft, saveDraft, type DraftKey } from '@/lib/drafts'
+import { dropDraft, loadDraft, saveDraft, type DraftKey } from '@/lib/chat/drafts'
 
 const SAVE_AFTER_MS = 300
 

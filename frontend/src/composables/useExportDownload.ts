@@ -3,7 +3,7 @@
 import type { ExportBranch, ExportFormat } from '@/api/chat'
 import { chatApi } from '@/api/chat'
 import { ApiError, authFetch } from '@/api/http'
-import { notifyError } from '@/lib/notify'
+import { notifyError } from '@/lib/browser/notify'
 
 function fileName(response: Response, fallback: string): string {
   const disposition = response.headers.get('Content-Disposition') ?? ''

@@ -7,8 +7,8 @@ import { chatApi } from '@/api/chat'
 import { ApiError } from '@/api/http'
 import { runsApi } from '@/api/runs'
 import type { Session } from '@/api/schema'
-import { notifyError } from '@/lib/notify'
-import { isTerminal } from '@/lib/runState'
+import { notifyError } from '@/lib/browser/notify'
+import { isTerminal } from '@/lib/run/runState'
 import { useGlobalRuns, type RunPool } from './useGlobalRuns'
 
 export interface SessionListOptions {

@@ -1,7 +1,7 @@
 // The cross-tab lock (spec §2.2): one TabLock per tab, shared by every view, renewed by a
 // heartbeat while the calling scope lives so another tab sees the session as busy.
 import { getCurrentScope, onScopeDispose } from 'vue'
-import { TabLock } from '@/lib/tabLock'
+import { TabLock } from '@/lib/browser/tabLock'
 
 let shared: TabLock | null = null
 

@@ -3,8 +3,8 @@
 // /state snapshot. Listeners hear every applied event; a finished run is dropped after a while.
 import { reactive } from 'vue'
 import type { RunSnapshot } from '@/api/schema'
-import { buildSnapshotState, runStatus } from '@/lib/replay'
-import { applyEvent, emptyRunState, hideAnswered, isTerminal, TERMINAL_EVENTS, type RunEvent, type RunState } from '@/lib/runState'
+import { buildSnapshotState, runStatus } from '@/lib/run/replay'
+import { applyEvent, emptyRunState, hideAnswered, isTerminal, TERMINAL_EVENTS, type RunEvent, type RunState } from '@/lib/run/runState'
 import { createTimers } from './timers'
 
 export interface RunEntry {

@@ -6,8 +6,8 @@
 // agent) counts as lost too: a dropped Wi-Fi or a laptop's sleep ends no fetch by itself.
 import { ApiError } from '@/api/http'
 import { runsApi } from '@/api/runs'
-import type { RunEvent } from '@/lib/runState'
-import { eventNumber, SseParser } from '@/lib/sse'
+import type { RunEvent } from '@/lib/run/runState'
+import { eventNumber, SseParser } from '@/lib/run/sse'
 import { createTimers, type Timer } from './timers'
 
 export type FetchFn = (url: string, init?: RequestInit) => Promise<Response>

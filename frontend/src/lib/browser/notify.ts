@@ -2,7 +2,7 @@
 // discrete API. Tests replace the sink.
 import { createDiscreteApi, darkTheme } from 'naive-ui'
 import { computed } from 'vue'
-import { errorText } from './format'
+import { errorText } from '../display/format'
 import { theme } from './theme'
 
 export interface Notifier {
