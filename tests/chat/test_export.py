@@ -122,3 +122,17 @@ def test_json_export_of_a_very_deep_tree_is_nested_without_recursion(database: D
         node = node["children"][0]
         depth += 1
     assert depth == 1200
+
+
+def test_the_all_versions_export_labels_what_sits_under_an_inactive_version_inactive(
+    database: Database,
+) -> None:
+    chat_id = _seed(database)
+    with database.session() as s:
+        chat = s.get(ChatSession, chat_id)
+        assert chat is not None
+        body = export.export_session(s, chat, "md", "all").body
+    # #4 is the older version of the second question; its answer #5 is the only child there
+    assert "## #4 User · reply to #3 · version 1/2 · inactive" in body
+    assert "## #5 Assistant · reply to #4 · version 1/1 · inactive" in body
+    assert "## #7 Assistant · reply to #6 · version 1/1 · active" in body

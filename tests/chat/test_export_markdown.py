@@ -118,3 +118,35 @@ def test_the_whole_exported_answer_renders_without_active_html() -> None:
     for tag in ("<img", "<script", "<iframe", "<svg", "<b>"):
         assert tag not in html, tag
     assert "<details>" in html and "<summary>" in html
+
+
+def _question(content: str) -> MessagePublic:
+    return MessagePublic(
+        id=1, session_id=1, parent_id=None, role="USER", content=content, status="SENT",
+        is_active=True, branch_order=0, sibling_count=1, sibling_index=0, run_id=None,
+        model_id=None, skill_folder=None, error=None, created_at=T0, completed_at=None, logs=[],
+    )  # fmt: skip
+
+
+def test_a_questions_single_line_breaks_stay_line_breaks() -> None:
+    text = "\n".join(
+        message_markdown(_question("Plan a day.\nKeep it short.\n\nThanks"), tree_view=False)
+    )
+    html = _rendered_html(text)
+    assert "Plan a day.<br />\nKeep it short." in html
+    assert "<p>Thanks</p>" in html
+
+
+def test_an_answers_own_headings_sit_below_the_role_headings() -> None:
+    answer = (
+        "# Plan\n\nMorning.\n\n## Afternoon\n\nMuseums.\n\nEvening\n-------\n\n"
+        "> ### Quoted\n\n###### Deepest\n\n```md\n# not a heading\n```\n"
+    )
+    html = _rendered_html("\n".join(message_markdown(_answer([], answer), tree_view=False)))
+    assert html.count("<h2>") == 1  # "Assistant" only
+    assert "<h3>Plan</h3>" in html
+    assert "<h4>Afternoon</h4>" in html
+    assert "<h4>Evening</h4>" in html
+    assert "<h5>Quoted</h5>" in html
+    assert "<h6>Deepest</h6>" in html
+    assert "# not a heading" in html

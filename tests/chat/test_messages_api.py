@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import httpx
+import pytest
 
 from agentchat.core.database import Database
 from tests.chat.seed import add, add_logs, conversation, new_session, start_run
@@ -132,16 +133,47 @@ async def test_export_downloads_markdown_and_json(
     r = await client.get(f"/api/chat/sessions/{chat}/export")
     assert r.status_code == 200
     assert r.headers["content-type"].startswith("text/markdown")
-    assert r.headers["content-disposition"] == f'attachment; filename="chat-{chat}.md"'
+    assert r.headers["content-disposition"] == (
+        "attachment; filename=\"Export me.md\"; filename*=UTF-8''Export%20me.md"
+    )
     assert r.text.startswith("# Export me\n")
     assert "let me see" in r.text
     params = {"format": "json", "branch": "all"}
     r = await client.get(f"/api/chat/sessions/{chat}/export", params=params)
     assert r.headers["content-type"] == "application/json"
-    assert r.headers["content-disposition"] == f'attachment; filename="chat-{chat}-all.json"'
+    assert r.headers["content-disposition"] == (
+        'attachment; filename="Export me (all versions).json"; '
+        "filename*=UTF-8''Export%20me%20%28all%20versions%29.json"
+    )
     doc = json.loads(r.text)
     assert doc["messages"][0]["id"] == user
     assert doc["messages"][0]["children"][0]["logs"][0]["content"] == "let me see"
+
+
+@pytest.mark.parametrize(
+    ("title", "ascii_name", "utf8_name"),
+    [
+        (
+            "周末 plans: Lyon/Paris?",
+            "plans Lyon-Paris.md",
+            "%E5%91%A8%E6%9C%AB%20plans%20Lyon-Paris.md",
+        ),
+        ('..\\"quoted"\x7f <b>', "quoted b.md", "quoted%20b.md"),
+        ("周末", "chat-{id}.md", "%E5%91%A8%E6%9C%AB.md"),
+        (None, "chat-{id}.md", "chat-{id}.md"),
+    ],
+)
+async def test_an_export_file_is_named_by_the_chats_title(
+    client: httpx.AsyncClient,
+    database: Database,
+    title: str | None,
+    ascii_name: str,
+    utf8_name: str,
+) -> None:
+    chat = new_session(database, title)
+    r = await client.get(f"/api/chat/sessions/{chat}/export")
+    expected = f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{utf8_name}"
+    assert r.headers["content-disposition"] == expected.format(id=chat)
 
 
 async def test_export_errors(client: httpx.AsyncClient, database: Database) -> None:

@@ -200,17 +200,40 @@ def test_auto_title_from_the_first_user_message(any_database: Database) -> None:
     chat = new_session(any_database)
     add(any_database, chat, None, "USER", "Line one\nline two and a long tail that is cut")
     with any_database.session() as s:
-        assert tree.auto_title_if_needed(s, chat) == "Line one line two and a long t"
+        assert tree.auto_title_if_needed(s, chat) == "Line one line two and a long…"
     with any_database.session() as s:
-        assert s.get(ChatSession, chat).title == "Line one line two and a long t"  # type: ignore[union-attr]
+        assert s.get(ChatSession, chat).title == "Line one line two and a long…"  # type: ignore[union-attr]
         add_after = tree.auto_title_if_needed(s, chat)
-        assert add_after == "Line one line two and a long t"
+        assert add_after == "Line one line two and a long…"
 
 
 def test_make_title() -> None:
     assert tree.make_title("a\r\n\r\nb") == "a b"
     assert tree.make_title("\n\n") is None
-    assert len(tree.make_title("x" * 100) or "") == 30
+    assert tree.make_title("x" * 100) == "x" * 30 + "…"  # one long word is cut where it must be
+    assert tree.make_title("Short question?") == "Short question?"
+
+
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"  # one emoji, 7 code points
+FLAG = "\U0001f1eb\U0001f1f7"  # two regional indicators
+
+
+@pytest.mark.parametrize("emoji", [FAMILY, FLAG, "e\u0301"])
+def test_an_automatic_title_never_splits_a_character_made_of_several_code_points(
+    emoji: str,
+) -> None:
+    for lead in range(6):  # the cut falls at every place inside the sequence
+        title = tree.make_title("a" * lead + emoji * 40)
+        assert title is not None and title.endswith("…")
+        body = title.removesuffix("…").removeprefix("a" * lead)
+        assert body == emoji * (len(body) // len(emoji)), ascii(title)
+
+
+def test_an_automatic_title_is_cut_between_words() -> None:
+    assert tree.make_title("Plan a day in Lyon with museums and parks please") == (
+        "Plan a day in Lyon with…"
+    )
+    assert tree.make_title("周末去哪里玩" * 10) == ("周末去哪里玩" * 5) + "…"  # no spaces to cut at
 
 
 def test_run_state_is_derived_from_rows(any_database: Database) -> None:

@@ -233,7 +233,7 @@ def test_export_downloads_markdown_and_json(page: Page) -> None:
     with page.expect_download() as md_download:
         tid(page, "export-md").click()
     markdown = Path(md_download.value.path()).read_text(encoding="utf-8")
-    assert md_download.value.suggested_filename.endswith(".md")
+    assert md_download.value.suggested_filename == "export me #say exported answer.md"
     assert "export me" in markdown and "exported answer" in markdown
 
     tid(page, "export-button").click()

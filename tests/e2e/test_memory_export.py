@@ -66,7 +66,7 @@ def test_export_menu_offers_every_version(page: Page) -> None:
     tid(page, "export-button").click()
     with page.expect_download() as download:
         tid(page, "export-md-all").click()
-    assert download.value.suggested_filename.endswith("-all.md")
+    assert download.value.suggested_filename.endswith(" (all versions).md")
     markdown = Path(download.value.path()).read_text(encoding="utf-8")
     assert "all branches (every version)" in markdown
     assert "version 1/2" in markdown and "version 2/2" in markdown
@@ -74,7 +74,7 @@ def test_export_menu_offers_every_version(page: Page) -> None:
     tid(page, "export-button").click()
     with page.expect_download() as download:
         tid(page, "export-json-all").click()
-    assert download.value.suggested_filename.endswith("-all.json")
+    assert download.value.suggested_filename.endswith(" (all versions).json")
 
 
 def test_memory_over_its_limit_is_said_before_saving(page: Page) -> None:

@@ -1,14 +1,10 @@
 // Download a session export through fetch, so the bearer token goes with it (a plain link
-// could not carry the header), and save it under the server's file name.
+// could not carry the header), and save it under the server's file name (the chat's title).
 import type { ExportBranch, ExportFormat } from '@/api/chat'
 import { chatApi } from '@/api/chat'
 import { ApiError, authFetch } from '@/api/http'
+import { downloadName } from '@/lib/browser/download'
 import { notifyError } from '@/lib/browser/notify'
-
-function fileName(response: Response, fallback: string): string {
-  const disposition = response.headers.get('Content-Disposition') ?? ''
-  return /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? fallback
-}
 
 function save(blob: Blob, name: string): void {
   const url = URL.createObjectURL(blob)
@@ -26,7 +22,7 @@ export function useExportDownload() {
     try {
       const response = await authFetch(chatApi.exportUrl(sessionId, format, branch))
       if (!response.ok) throw new ApiError(`${response.status}`, response.status, 'export')
-      save(await response.blob(), fileName(response, `chat-${sessionId}.${format}`))
+      save(await response.blob(), downloadName(response.headers.get('Content-Disposition'), `chat-${sessionId}.${format}`))
       return true
     } catch (err) {
       notifyError(err)

@@ -17,6 +17,7 @@ from agentchat.chat.export_markdown import markdown_head, message_markdown
 from agentchat.chat.presenters import group_logs, message_public, message_publics, positions_of
 from agentchat.chat.schemas import ExportBranch, ExportFormat, LogPublic, MessagePublic
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
+from agentchat.chat.titles import attachment_header
 from agentchat.chat.tree import active_branch
 from agentchat.core.clock import iso, utcnow
 
@@ -26,7 +27,7 @@ MEDIA_TYPES = {"md": "text/markdown; charset=utf-8", "json": "application/json"}
 
 @dataclass(frozen=True)
 class ExportFile:
-    filename: str
+    disposition: str  # the Content-Disposition header: the file is named by the chat's title
     media_type: str
     body: str
 
@@ -52,8 +53,9 @@ def export_session(
         body = render_markdown(chat, tree, branch, exported_at)
     else:
         body = render_json(chat, tree, branch, exported_at)
-    suffix = "-all" if branch == "all" else ""
-    return ExportFile(f"chat-{chat.id}{suffix}.{fmt}", MEDIA_TYPES[fmt], body)
+    suffix = f" (all versions).{fmt}" if branch == "all" else f".{fmt}"
+    disposition = attachment_header(chat.title, suffix, fallback=f"chat-{chat.id}")
+    return ExportFile(disposition, MEDIA_TYPES[fmt], body)
 
 
 def load_branch(db: Session, session_id: int) -> Tree:
@@ -99,8 +101,11 @@ def render_markdown(chat: ChatSession, tree: Tree, branch: ExportBranch, at: dat
         f"- Branch: {scope}",
     ]
     lines = markdown_head(chat.title, facts)
-    for message in _preorder(tree):
-        lines.extend(message_markdown(message, tree_view=branch == "all"))
+    messages = _preorder(tree)
+    on_path = _on_active_branch(messages)
+    for message in messages:
+        active = message.id in on_path
+        lines.extend(message_markdown(message, tree_view=branch == "all", on_active_branch=active))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -153,6 +158,15 @@ def _preorder(tree: Tree) -> list[MessagePublic]:
         order.append(tree.messages[node])
         stack.extend(reversed(tree.children.get(node, [])))
     return order
+
+
+def _on_active_branch(preorder: list[MessagePublic]) -> set[int]:
+    """The messages that are the active version of themselves and of every message above."""
+    on_path: set[int] = set()
+    for m in preorder:  # a parent comes before its children
+        if m.is_active and (m.parent_id is None or m.parent_id in on_path):
+            on_path.add(m.id)
+    return on_path
 
 
 def _session_logs(db: Session, session_id: int) -> dict[int, list[LogPublic]]:

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from agentchat.chat.agent_log import Clarify, Step, Thinking, Todos, ToolCall, agent_steps
+from agentchat.chat.markdown_reshape import reshape
 from agentchat.chat.markdown_safe import fence_for, safe_inline, safe_markdown
 from agentchat.chat.schemas import MessagePublic
 from agentchat.core.clock import iso
@@ -35,18 +36,23 @@ def markdown_head(title: str | None, lines: Iterable[str]) -> list[str]:
     return [f"# {safe_inline(title or 'Untitled chat')}", "", *lines, "", "---", ""]
 
 
-def message_markdown(message: MessagePublic, *, tree_view: bool) -> list[str]:
-    lines = [f"## {_heading(message, tree_view)}", "", f"_{_byline(message)}_", ""]
+def message_markdown(
+    message: MessagePublic, *, tree_view: bool, on_active_branch: bool = True
+) -> list[str]:
+    """`on_active_branch`: the message and every message above it are the active versions."""
+    heading = _heading(message, tree_view, on_active_branch)
+    lines = [f"## {heading}", "", f"_{_byline(message)}_", ""]
     for step in agent_steps(message.logs):
         lines.extend(_step(step))
     if message.content:
-        lines.extend([safe_markdown(message.content), ""])
+        typed = message.role == "USER"
+        lines.extend([safe_markdown(reshape(message.content, keep_line_breaks=typed)), ""])
     if message.error:
         lines.extend([f"> **Error:** {safe_inline(message.error)}", ""])
     return lines
 
 
-def _heading(message: MessagePublic, tree_view: bool) -> str:
+def _heading(message: MessagePublic, tree_view: bool, on_active_branch: bool) -> str:
     title = ROLE_TITLES.get(message.role, message.role.title())
     if message.role == "SYSTEM":
         title = "Context reset" if message.status == "RESET" else "Context summary"
@@ -55,7 +61,7 @@ def _heading(message: MessagePublic, tree_view: bool) -> str:
     if not tree_view:
         return title
     parent = f" · reply to #{message.parent_id}" if message.parent_id else ""
-    state = "active" if message.is_active else "inactive"
+    state = "active" if on_active_branch else "inactive"
     version = f"version {message.sibling_index + 1}/{message.sibling_count}"
     return f"#{message.id} {title}{parent} · {version} · {state}"
 

@@ -138,10 +138,8 @@ def export_session(
 ) -> Response:
     """A file download: the active branch, or every branch as a tree (`branch=all`)."""
     file = exporter.export_session(db, chat, format, branch)
-    disposition = f'attachment; filename="{file.filename}"'
-    return Response(
-        file.body, media_type=file.media_type, headers={"Content-Disposition": disposition}
-    )
+    headers = {"Content-Disposition": file.disposition}
+    return Response(file.body, media_type=file.media_type, headers=headers)
 
 
 @router.get("/messages/{message_id}/versions", operation_id="listMessageVersions")

@@ -8,7 +8,6 @@ one recursive CTE walks it, whatever its depth.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, false, func, select, true, update
@@ -17,9 +16,8 @@ from sqlalchemy.orm import Session
 from agentchat.chat.enums import FIRST_STATUS, STATUSES_OF, MessageRole, MessageStatus
 from agentchat.chat.sessions import ensure_no_active_run, get_session, touch_session
 from agentchat.chat.tables import ChatMessage
+from agentchat.chat.titles import auto_title
 from agentchat.core.errors import Invalid, NotFound
-
-TITLE_CHARS = 30
 
 __all__ = [
     "activate",
@@ -183,9 +181,8 @@ def refresh_active_leaf(db: Session, session_id: int) -> int | None:
 
 
 def make_title(content: str) -> str | None:
-    """The first 30 characters of a user message with its newlines removed."""
-    title = re.sub(r"\s*[\r\n]+\s*", " ", content).strip()[:TITLE_CHARS].strip()
-    return title or None
+    """A user message as a title: one line, cut by graphemes between words (chat/titles.py)."""
+    return auto_title(content)
 
 
 def auto_title_if_needed(db: Session, session_id: int) -> str | None:
