@@ -88,7 +88,7 @@ def _seed(db: Database) -> int:
     ("fmt", "branch"), [("md", "active"), ("md", "all"), ("json", "active"), ("json", "all")]
 )
 def test_export_matches_the_expected_file(database: Database, fmt: str, branch: str) -> None:
-    # Ids start at 1: the `database` fixture empties the tables and SQLite reuses rowids.
+    # Ids start at 1: the `database` fixture empties the tables and SQLite's sequences.
     chat_id = _seed(database)
     with database.session() as s:
         chat = s.get(ChatSession, chat_id)

@@ -75,8 +75,11 @@ def drop_database(dialect: str, tag: str) -> None:
 
 
 def clear_tables(database: Database) -> None:
-    """Empty every table (children first) so the next test starts clean."""
+    """Empty every table (children first) so the next test starts clean; on SQLite ids start
+    at 1 again (a test may compare a file that names them)."""
     with database.session() as session:
         session.execute(text("UPDATE chat_message SET parent_id = NULL"))
         for table in reversed(Base.metadata.sorted_tables):
             session.execute(table.delete())
+        if session.get_bind().dialect.name == "sqlite":
+            session.execute(text("DELETE FROM sqlite_sequence"))

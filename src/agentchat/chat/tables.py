@@ -26,7 +26,7 @@ from sqlalchemy.orm import Mapped, Mapper, mapped_column
 from agentchat.chat.enums import PauseStatus, SessionStatus
 from agentchat.chat.unspaced import has_unspaced_script
 from agentchat.core.clock import utcnow
-from agentchat.core.database import Base, BigId, Timestamp
+from agentchat.core.database import NEVER_REUSED, Base, BigId, Timestamp
 from agentchat.core.packed_text import PackedText
 from agentchat.models.tables import AiModelConfig
 
@@ -63,6 +63,7 @@ class ChatSession(Base):
     __table_args__ = (
         Index("idx_chat_session_last_msg", "status", "last_message_at"),
         Index("idx_chat_session_activity", "status", "activity_at", "id"),
+        NEVER_REUSED,
     )
 
     @property
@@ -128,7 +129,7 @@ class ChatMessage(Base):
             sqlite_where=text("status = 'RUNNING'"),
             postgresql_where=text("status = 'RUNNING'"),
         ),
-        {"mysql_row_format": "COMPRESSED", "mysql_key_block_size": "8"},
+        {"mysql_row_format": "COMPRESSED", "mysql_key_block_size": "8", **NEVER_REUSED},
     )
 
 
@@ -149,6 +150,7 @@ class ChatMessageLog(Base):
     __table_args__ = (
         Index("idx_chat_log_message", "message_id", "seq"),
         Index("idx_chat_log_kind", "message_id", "kind"),
+        NEVER_REUSED,
     )
 
 
@@ -173,6 +175,7 @@ class WorkflowPause(Base):
     __table_args__ = (
         UniqueConstraint("run_id", "clarify_id", name="uq_workflow_pause_run_clarify"),
         Index("idx_workflow_pause_run", "run_id", "status"),
+        NEVER_REUSED,
     )
 
 

@@ -36,6 +36,9 @@ from agentchat.core.sqlite_upkeep import merge_and_shrink, truncate_wal, tune
 
 # BIGINT ids that still autoincrement on SQLite (which only does so for INTEGER PRIMARY KEY).
 BigId = BigInteger().with_variant(Integer(), "sqlite")
+# Table options of a table whose ids are never given twice: SQLite otherwise gives a deleted
+# newest row's id to the next one (migration 0009); other databases never do.
+NEVER_REUSED = {"sqlite_autoincrement": True}
 # Millisecond timestamps on MariaDB, whose DATETIME drops fractions by default.
 Timestamp = DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql", "mariadb")
 # Long text: MariaDB's TEXT stops at 64 KiB, which one tool result can exceed.

@@ -9,11 +9,12 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from agentchat.core.clock import utcnow
 from agentchat.core.context_length import DEFAULT_CONTEXT_LENGTH
-from agentchat.core.database import Base, BigId, Timestamp
+from agentchat.core.database import NEVER_REUSED, Base, BigId, Timestamp
 
 
 class AiModelConfig(Base):
     __tablename__ = "ai_model_config"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(128), nullable=False)

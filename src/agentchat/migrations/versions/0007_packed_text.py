@@ -25,51 +25,12 @@ Create Date: 2026-12-01
 
 from alembic import op
 
+from agentchat.migrations.sqlite_search import search_index
+
 revision = "0007_packed_text"
 down_revision = "0006_search_skips_running"
 branch_labels = None
 depends_on = None
-
-DROP_FTS = [
-    "DROP TRIGGER IF EXISTS chat_message_fts_au",
-    "DROP TRIGGER IF EXISTS chat_message_fts_ad",
-    "DROP TRIGGER IF EXISTS chat_message_fts_ai",
-    "DROP TABLE IF EXISTS chat_message_fts",
-    "DROP VIEW IF EXISTS chat_message_searchable",
-]
-REBUILD = "INSERT INTO chat_message_fts(chat_message_fts) VALUES ('rebuild')"
-FTS_TABLE = (
-    "CREATE VIRTUAL TABLE chat_message_fts USING fts5(content, "
-    "content='chat_message_searchable', content_rowid='id', "
-    "tokenize='unicode61 remove_diacritics 2', detail=none{extra})"
-)
-
-
-def _fts(text_of: str, extra: str) -> list[str]:
-    """The view, the FTS table and its triggers, reading the text through `text_of` (a format
-    string of the stored value)."""
-    old, new = text_of.format("old.content"), text_of.format("new.content")
-    return [
-        *DROP_FTS,
-        "CREATE VIEW chat_message_searchable AS SELECT id, "
-        f"{text_of.format('content')} AS content FROM chat_message WHERE status != 'RUNNING'",
-        FTS_TABLE.format(extra=extra),
-        REBUILD,
-        "CREATE TRIGGER chat_message_fts_ai AFTER INSERT ON chat_message "
-        "WHEN new.status != 'RUNNING' BEGIN "
-        f"INSERT INTO chat_message_fts(rowid, content) VALUES (new.id, {new}); END",
-        "CREATE TRIGGER chat_message_fts_ad AFTER DELETE ON chat_message "
-        "WHEN old.status != 'RUNNING' BEGIN "
-        "INSERT INTO chat_message_fts(chat_message_fts, rowid, content) "
-        f"VALUES ('delete', old.id, {old}); END",
-        "CREATE TRIGGER chat_message_fts_au AFTER UPDATE OF content, status ON chat_message "
-        "WHEN old.status != 'RUNNING' OR new.status != 'RUNNING' BEGIN "
-        "INSERT INTO chat_message_fts(chat_message_fts, rowid, content) "
-        f"SELECT 'delete', old.id, {old} WHERE old.status != 'RUNNING'; "
-        "INSERT INTO chat_message_fts(rowid, content) "
-        f"SELECT new.id, {new} WHERE new.status != 'RUNNING'; END",
-    ]
-
 
 UNPACK = [
     "UPDATE chat_message SET content = agentchat_text(content) WHERE typeof(content) = 'blob'",
@@ -83,11 +44,11 @@ UNPACK = [
 
 def upgrade() -> None:
     if op.get_bind().dialect.name == "sqlite":
-        for statement in _fts("agentchat_text({})", ", columnsize=0"):
+        for statement in search_index():
             op.execute(statement)
 
 
 def downgrade() -> None:
     if op.get_bind().dialect.name == "sqlite":
-        for statement in [*UNPACK, *_fts("{}", "")]:
+        for statement in [*UNPACK, *search_index("{}", "")]:
             op.execute(statement)
