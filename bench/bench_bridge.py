@@ -62,7 +62,7 @@ async def _timed_turn(client: Any, base_url: str, message: str, session: str) ->
         "model": _model(base_url),
         "maxIterations": 5,
     }
-    from agentchat.events.contract import RunEnd
+    from agentchat.protocol.events import RunEnd
 
     result = None
     async with aclosing(client.run(request)) as events:

@@ -35,7 +35,7 @@ from sqlalchemy import insert, text  # noqa: E402
 
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession  # noqa: E402
 from agentchat.core.database import Database  # noqa: E402
-from agentchat.events.contract import NODE_EVENT, NodeEvent  # noqa: E402
+from agentchat.protocol.events import NODE_EVENT, NodeEvent  # noqa: E402
 from agentchat.runs.history import compact_turn  # noqa: E402
 from agentchat.runs.log_writer import LogWriter  # noqa: E402
 from agentchat.runs.usage import stored_usage  # noqa: E402

@@ -31,7 +31,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 import httpx  # noqa: E402
 
-from agentchat.events.sse import aparse_lines  # noqa: E402
+from agentchat.protocol.sse import aparse_lines  # noqa: E402
 from bench import common as c  # noqa: E402
 
 REPEATS = 5

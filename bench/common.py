@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentchat.events.contract import RunEnd
-from agentchat.events.sse import SseMessage, SseParser, aparse_lines
+from agentchat.protocol.events import RunEnd
+from agentchat.protocol.sse import SseMessage, SseParser, aparse_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "bench" / "results"

@@ -38,8 +38,8 @@ from typing import Any
 import uvicorn
 
 from agentchat.bridge.outbox import DEFAULT_MAX_CHARS, DEFAULT_WINDOW_S
-from agentchat.events.contract import RunEnd
-from agentchat.events.sse import KEEPALIVE, dump_json, encode_event, frame
+from agentchat.protocol.events import RunEnd
+from agentchat.protocol.sse import KEEPALIVE, dump_json, encode_event, frame
 
 KEEPALIVE_S = 10.0
 TICK_S = 0.001

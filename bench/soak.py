@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
-from agentchat.events.sse import aparse_lines
+from agentchat.protocol.sse import aparse_lines
 from agentchat.scripted_llm.server import serve_in_thread
 from tests.support.databases import fresh_database_url
 from tests.support.servers import BridgeProcess, serve_app, start_bridge

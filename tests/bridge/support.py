@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentchat.bridge.client import BridgeClient, BridgeResult
-from agentchat.events.contract import BridgeEvent, ContextCompacted, RunEnd
+from agentchat.protocol.events import BridgeEvent, ContextCompacted, RunEnd
 
 OnEvent = Callable[["Event", "Turn"], Awaitable[None]]
 

@@ -14,7 +14,7 @@ import pytest
 
 from agentchat.bridge.client import BridgeClient
 from agentchat.bridge.outbox import Outbox
-from agentchat.events.contract import (
+from agentchat.protocol.events import (
     AnswerDelta,
     BridgeEvent,
     RunEnd,

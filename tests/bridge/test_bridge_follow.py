@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from agentchat.bridge.client import BridgeClient, BridgeUnavailable
-from agentchat.events.contract import AnswerDelta, BridgeEvent, ClarifyRequest, RunEnd
+from agentchat.protocol.events import AnswerDelta, BridgeEvent, ClarifyRequest, RunEnd
 from tests.bridge.support import model
 from tests.support.servers import BridgeProcess
 

@@ -15,14 +15,14 @@ import pytest
 from agentchat.bridge.clarify import ClarifyGate, ClarifyOutcome
 from agentchat.bridge.memory import MemoryFiles
 from agentchat.bridge.pool import AgentPool, pool_key
-from agentchat.bridge.schemas import MemoryUpdate
 from agentchat.bridge.stall_usage import with_estimates
 from agentchat.bridge.text import strip_face, strip_leading_symbols, truncate
 from agentchat.bridge.translate import TurnTranslator
 from agentchat.bridge.turn import clean_message, new_messages
-from agentchat.core.errors import Invalid
-from agentchat.events.contract import BridgeEvent
-from agentchat.events.sse import aparse_lines
+from agentchat.protocol.bridge_api import MemoryUpdate
+from agentchat.protocol.errors import Invalid
+from agentchat.protocol.events import BridgeEvent
+from agentchat.protocol.sse import aparse_lines
 
 FACES = ["( •_•)>⌐■-■", "(⌐■_■)", "( ͡° ͜ʖ ͡°)"]
 

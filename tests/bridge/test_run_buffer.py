@@ -8,8 +8,8 @@ import asyncio
 
 from agentchat.bridge.buffer import RunBuffers
 from agentchat.bridge.settings import BridgeSettings
-from agentchat.events.contract import AnswerDelta, RunEnd, Thinking
-from agentchat.events.sse import parse_text
+from agentchat.protocol.events import AnswerDelta, RunEnd, Thinking
+from agentchat.protocol.sse import parse_text
 
 
 class Clock:

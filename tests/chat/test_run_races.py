@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from agentchat.chat import sessions, tree
 from agentchat.chat.sessions import get_session
 from agentchat.core.database import Database
-from agentchat.core.errors import Conflict
+from agentchat.protocol.errors import Conflict
 from tests.chat.seed import add, new_session
 
 WAITING = {

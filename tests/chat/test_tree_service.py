@@ -14,7 +14,7 @@ from agentchat.chat.presenters import message_publics, session_publics
 from agentchat.chat.tables import ChatMessage, ChatSession
 from agentchat.core.clock import utcnow
 from agentchat.core.database import Database
-from agentchat.core.errors import Invalid, NotFound
+from agentchat.protocol.errors import Invalid, NotFound
 from tests.chat.seed import add, conversation, new_session, pause, start_run
 
 BUMP_SEQUENCE = (

@@ -7,8 +7,8 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from agentchat.events import contract as c
-from agentchat.events.sse import encode, encode_event, parse_lines, parse_text
+from agentchat.protocol import events as c
+from agentchat.protocol.sse import encode, encode_event, parse_lines, parse_text
 
 NODES: list[tuple[c.NodeBase, dict[str, object]]] = [
     (c.Thinking(content="hmm"), {"kind": "thinking", "content": "hmm"}),

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentchat.events.model import RunEvent, encode_sse
-from agentchat.events.sse import aparse_chunks, parse_text
+from agentchat.protocol.sse import aparse_chunks, parse_text
 
 BODY = (
     ': keep-alive\n\nid: 1\nevent: node_stream\ndata: {"content":"héllo ✓"}\n\n'

@@ -7,12 +7,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from agentchat.core.database import Database
-from agentchat.core.errors import NotFound
 from agentchat.core.settings import Settings
 from agentchat.models import service
 from agentchat.models.crypto import KeyCipher
 from agentchat.models.schemas import ModelCreate, ModelUpdate
 from agentchat.models.tables import AiModelConfig
+from agentchat.protocol.errors import NotFound
 
 SCRIPTED_URL = "http://127.0.0.1:43210/v1"
 

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from agentchat.events.sse import aparse_lines
+from agentchat.protocol.sse import aparse_lines
 from tests.reliability.helpers import wait_for
 from tests.runs.conftest import Stack
 from tests.support.sse import Sse, until_terminal

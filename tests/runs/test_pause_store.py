@@ -8,7 +8,7 @@ import pytest
 
 from agentchat.chat.tables import ChatMessage, ChatSession, WorkflowPause
 from agentchat.core.database import Database
-from agentchat.core.errors import Conflict
+from agentchat.protocol.errors import Conflict
 from agentchat.runs import store
 
 

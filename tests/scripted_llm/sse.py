@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentchat.events.sse import parse_text
+from agentchat.protocol.sse import parse_text
 
 
 def parse_stream(body: str) -> tuple[list[dict[str, Any]], bool]:

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agentchat.events.sse import parse_text
+from agentchat.protocol.sse import parse_text
 from agentchat.scripted_llm.server import create_app
 from tests.scripted_llm.sse import deltas, parse_stream
 

@@ -8,7 +8,7 @@ from fastapi import FastAPI
 
 from agentchat.app import create_app
 from agentchat.core.database import Database
-from agentchat.core.errors import NotFound
+from agentchat.protocol.errors import NotFound
 from agentchat.web.ratelimit import TokenBucket, limited_kind
 from tests.security.conftest import TOKEN, client_for, make_settings
 

@@ -17,8 +17,8 @@ from starlette.responses import StreamingResponse
 
 from agentchat.app import create_app
 from agentchat.core.database import Database
-from agentchat.events import sse
 from agentchat.local_stack import free_port
+from agentchat.protocol import sse
 from tests.models.fake_provider import build_app, serve
 from tests.security.conftest import client_for, make_settings
 

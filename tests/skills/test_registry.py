@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from agentchat.core.errors import Invalid, NotFound
+from agentchat.protocol.errors import Invalid, NotFound
 from agentchat.skills.service import SkillRegistry
 from tests.skills.conftest import VALID, write_skill
 

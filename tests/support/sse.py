@@ -9,8 +9,8 @@ from typing import Any
 
 import httpx
 
-from agentchat.events.contract import TERMINAL_EVENTS
-from agentchat.events.sse import SseParser
+from agentchat.protocol.events import TERMINAL_EVENTS
+from agentchat.protocol.sse import SseParser
 
 TERMINAL = TERMINAL_EVENTS
 

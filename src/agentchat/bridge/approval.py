@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentchat.events.contract import APPROVAL_CHOICES
+from agentchat.protocol.events import APPROVAL_CHOICES
 
 Ask = Callable[[str, str], str]
 

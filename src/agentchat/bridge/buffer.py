@@ -18,8 +18,8 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Literal
 
-from agentchat.events.contract import BridgeEvent, RunEnd
-from agentchat.events.sse import KEEPALIVE, encode_event
+from agentchat.protocol.events import BridgeEvent, RunEnd
+from agentchat.protocol.sse import KEEPALIVE, encode_event
 
 RunState = Literal["running", "waiting", "ended"]
 

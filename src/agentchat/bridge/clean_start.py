@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-from agentchat.core.bridge_env import clean_bridge_environment
+from agentchat.protocol.bridge_env import clean_bridge_environment
 
 SECRET_FLAG = "--secret-stdin"
 

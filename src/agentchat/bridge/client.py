@@ -14,9 +14,9 @@ import httpx
 from pydantic import ValidationError
 
 from agentchat.bridge.address import async_client
-from agentchat.bridge.clean_events import clean_model
 from agentchat.bridge.stream_http import ConnectFailed, ReadTimedOut, StreamError, open_stream
-from agentchat.events.contract import (
+from agentchat.protocol.clean_events import clean_model
+from agentchat.protocol.events import (
     BridgeEvent,
     RunEnd,
     UnknownEvent,
@@ -24,7 +24,7 @@ from agentchat.events.contract import (
     WorkflowError,
     decode,
 )
-from agentchat.events.sse import aparse_chunks, dump_json
+from agentchat.protocol.sse import aparse_chunks, dump_json
 
 BridgeResult = RunEnd  # the turn's end, as the bridge sent it
 RunState = Literal["running", "waiting", "ended"]

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 import anyio._core._sockets as anyio_sockets
 
-from agentchat.core.host_policy import HostPolicy, normal_host
+from agentchat.protocol.host_policy import HostPolicy, normal_host
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from agentchat.bridge.schemas import MemoryFile, MemoryUpdate, MemoryView
-from agentchat.core.errors import Invalid
+from agentchat.protocol.bridge_api import MemoryFile, MemoryUpdate, MemoryView
+from agentchat.protocol.errors import Invalid
 
 ENTRY_DELIMITER = "\n§\n"
 _FILES = {"memory": "MEMORY.md", "user": "USER.md"}

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from agentchat.events.contract import AnswerDelta, BridgeEvent, RunEnd
+from agentchat.protocol.events import AnswerDelta, BridgeEvent, RunEnd
 
 DEFAULT_WINDOW_S = 0.015
 DEFAULT_MAX_CHARS = 400

@@ -10,7 +10,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from agentchat.bridge.schemas import (
+from agentchat.bridge.service import BridgeService
+from agentchat.protocol.bridge_api import (
     Ack,
     ClarifyAnswer,
     HeldRun,
@@ -19,8 +20,7 @@ from agentchat.bridge.schemas import (
     RunRequest,
     SteerMessage,
 )
-from agentchat.bridge.service import BridgeService
-from agentchat.core.errors import Unauthorized
+from agentchat.protocol.errors import Unauthorized
 
 
 def get_service(request: Request) -> BridgeService:

@@ -8,10 +8,10 @@ import threading
 from typing import Any
 
 from agentchat.bridge.clarify import ClarifyGate
-from agentchat.bridge.clean_events import StreamCleaner, clean_model
 from agentchat.bridge.outbox import Outbox
-from agentchat.core.errors import Conflict, NotFound
-from agentchat.events.contract import BridgeEvent, RunEnd
+from agentchat.protocol.clean_events import StreamCleaner, clean_model
+from agentchat.protocol.errors import Conflict, NotFound
+from agentchat.protocol.events import BridgeEvent, RunEnd
 
 log = logging.getLogger(__name__)
 

@@ -26,8 +26,8 @@ from agentchat.bridge.policy import BridgeMisconfigured, check_secret
 from agentchat.bridge.router import public, router
 from agentchat.bridge.service import BridgeService
 from agentchat.bridge.settings import BridgeSettings
-from agentchat.core.error_handlers import install_error_handlers
 from agentchat.heap import freeze_startup_heap, thaw_heap
+from agentchat.protocol.error_responses import install_error_handlers
 
 log = logging.getLogger(__name__)
 HOME_TAKEN_EXIT = 3

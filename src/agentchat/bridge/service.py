@@ -24,7 +24,9 @@ from agentchat.bridge.hermes_home import import_hermes
 from agentchat.bridge.memory import MemoryFiles
 from agentchat.bridge.pool import AgentPool
 from agentchat.bridge.runs import RunHandle, RunRegistry
-from agentchat.bridge.schemas import (
+from agentchat.bridge.settings import BridgeSettings
+from agentchat.bridge.turn import TurnRunner
+from agentchat.protocol.bridge_api import (
     Ack,
     ClarifyAnswer,
     HeldRun,
@@ -32,11 +34,9 @@ from agentchat.bridge.schemas import (
     RunRequest,
     SteerMessage,
 )
-from agentchat.bridge.settings import BridgeSettings
-from agentchat.bridge.turn import TurnRunner
-from agentchat.core.context_length import DEFAULT_CONTEXT_LENGTH
-from agentchat.core.errors import Conflict, NotFound, ServiceUnavailable
-from agentchat.events.contract import Steered
+from agentchat.protocol.context_length import DEFAULT_CONTEXT_LENGTH
+from agentchat.protocol.errors import Conflict, NotFound, ServiceUnavailable
+from agentchat.protocol.events import Steered
 
 log = logging.getLogger(__name__)
 

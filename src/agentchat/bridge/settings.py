@@ -7,8 +7,8 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from agentchat.core.context_length import DEFAULT_CONTEXT_LENGTH, MIN_CONTEXT_LENGTH
-from agentchat.core.toolsets import DEFAULT_TOOLSETS
+from agentchat.protocol.context_length import DEFAULT_CONTEXT_LENGTH, MIN_CONTEXT_LENGTH
+from agentchat.protocol.toolsets import DEFAULT_TOOLSETS
 
 SILENCE_GRACE_S = 30.0
 

@@ -24,7 +24,7 @@ from agentchat.bridge.text import (
     truncate,
     wait_notice,
 )
-from agentchat.events.contract import (
+from agentchat.protocol.events import (
     APPROVAL_CHOICES,
     AnswerDelta,
     Approval,

@@ -21,11 +21,11 @@ from agentchat.bridge import (
 from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
 from agentchat.bridge.pool import AgentPool, pool_key
 from agentchat.bridge.runs import RunHandle
-from agentchat.bridge.schemas import ModelConfig, RunEnd, RunRequest
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.bridge.translate import TurnTranslator
-from agentchat.core.context_length import MIN_CONTEXT_LENGTH
-from agentchat.core.host_policy import HostPolicy
+from agentchat.protocol.bridge_api import ModelConfig, RunEnd, RunRequest
+from agentchat.protocol.context_length import MIN_CONTEXT_LENGTH
+from agentchat.protocol.host_policy import HostPolicy
 
 log = logging.getLogger(__name__)
 

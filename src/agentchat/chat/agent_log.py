@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentchat.chat.schemas import LogPublic
-from agentchat.events.contract import EventModel
+from agentchat.protocol.events import EventModel
 
 # Spinner and status words: progress, not content.
 TRANSIENT_KINDS = frozenset({"status", "answer_delta"})

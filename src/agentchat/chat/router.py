@@ -39,7 +39,7 @@ from agentchat.chat.schemas import (
     VersionPublic,
 )
 from agentchat.core.deps import DbSession, SettingsDep
-from agentchat.core.schemas import ERROR_RESPONSES
+from agentchat.protocol.camel import ERROR_RESPONSES
 
 router = APIRouter(prefix="/api/chat", tags=["chat"], responses=ERROR_RESPONSES)
 

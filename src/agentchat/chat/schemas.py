@@ -9,9 +9,9 @@ from pydantic import Field, PlainSerializer, field_validator
 
 from agentchat.chat.enums import MessageRole, MessageStatus, SessionStatus
 from agentchat.core.clock import iso
-from agentchat.core.schemas import CamelModel
-from agentchat.events.contract import NodeKind
 from agentchat.events.log_lines import StoredMeta
+from agentchat.protocol.camel import CamelModel
+from agentchat.protocol.events import NodeKind
 
 MAX_CONTENT_CHARS = 100_000
 MAX_TITLE_CHARS = 255

@@ -22,9 +22,9 @@ from agentchat.chat.search import session_matches
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession, WorkflowPause
 from agentchat.core.clock import utcnow
 from agentchat.core.database import scrub_after_commit
-from agentchat.core.errors import Conflict, Invalid, NotFound
-from agentchat.core.toolsets import DEFAULT_TOOLSETS, narrow
 from agentchat.models.tables import AiModelConfig
+from agentchat.protocol.errors import Conflict, Invalid, NotFound
+from agentchat.protocol.toolsets import DEFAULT_TOOLSETS, narrow
 
 
 @dataclass(frozen=True)

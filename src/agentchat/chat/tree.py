@@ -17,7 +17,7 @@ from agentchat.chat.enums import FIRST_STATUS, STATUSES_OF, MessageRole, Message
 from agentchat.chat.sessions import ensure_no_active_run, get_session, touch_session
 from agentchat.chat.tables import ChatMessage
 from agentchat.chat.titles import auto_title
-from agentchat.core.errors import Invalid, NotFound
+from agentchat.protocol.errors import Invalid, NotFound
 
 __all__ = [
     "activate",

@@ -28,11 +28,11 @@ from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 from agentchat.core.db_file import SqliteFileGuard
 from agentchat.core.db_room import check_room
-from agentchat.core.errors import DatabaseUnavailable
 from agentchat.core.packed_text import register_sqlite_functions
 from agentchat.core.private_files import private_file
 from agentchat.core.scrub import Scrubber
 from agentchat.core.sqlite_upkeep import merge_and_shrink, truncate_wal, tune
+from agentchat.protocol.errors import DatabaseUnavailable
 
 # BIGINT ids that still autoincrement on SQLite (which only does so for INTEGER PRIMARY KEY).
 BigId = BigInteger().with_variant(Integer(), "sqlite")

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from agentchat.core.errors import DatabaseUnavailable
+from agentchat.protocol.errors import DatabaseUnavailable
 
 
 class SqliteFileGuard:

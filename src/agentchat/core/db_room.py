@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from agentchat.core.errors import DatabaseUnavailable
+from agentchat.protocol.errors import DatabaseUnavailable
 
 # A few WAL frames and pages: below this, the next commit of any size may not fit.
 MIN_FREE_BYTES = 256 * 1024

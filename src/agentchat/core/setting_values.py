@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import URL, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
-from agentchat.core.host_policy import unparsable_entries
+from agentchat.protocol.host_policy import unparsable_entries
 
 _EXAMPLES = "e.g. postgresql+psycopg://user@host/db or mysql+pymysql://user@host/db"
 # The bundled drivers, for URLs that name a database but no driver (as hosting panels print

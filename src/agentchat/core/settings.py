@@ -9,7 +9,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agentchat.core import setting_values
-from agentchat.core.toolsets import DEFAULT_TOOLSETS
+from agentchat.protocol.toolsets import DEFAULT_TOOLSETS
 
 
 class Settings(BaseSettings):

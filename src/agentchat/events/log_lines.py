@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import PlainSerializer, ValidationError
 
-from agentchat.events.contract import (
+from agentchat.protocol.events import (
     NODE_EVENT,
     ClarifyAnsweredMeta,
     EventModel,

@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentchat.events.contract import TERMINAL_EVENTS
-from agentchat.events.sse import dump_json, frame
+from agentchat.protocol.events import TERMINAL_EVENTS
+from agentchat.protocol.sse import dump_json, frame
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,8 +31,8 @@ from agentchat.events.redis_streams import (
     state_key,
     stream_key,
 )
-from agentchat.events.sse import dump_json
 from agentchat.events.subscription import DEFAULT_QUEUE_SIZE, Subscription, follow
+from agentchat.protocol.sse import dump_json
 
 PUBLISH_CHUNK = 500
 RANGE_CHUNK = 1_000

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from agentchat.events.model import RunEvent
-from agentchat.events.sse import dump_json
+from agentchat.protocol.sse import dump_json
 
 StreamId = tuple[int, int]
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import httpx
 
 from agentchat.bridge import address
-from agentchat.core.bridge_env import bridge_environment
 from agentchat.core.settings import Settings
+from agentchat.protocol.bridge_env import bridge_environment
 
 BRIDGE_START_TIMEOUT_S = 60.0
 MAX_SOCKET_PATH = 100  # a socket address holds 108 bytes on Linux, 104 on macOS

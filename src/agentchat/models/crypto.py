@@ -16,8 +16,8 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
 
-from agentchat.core.errors import AppError
 from agentchat.core.settings import Settings
+from agentchat.protocol.errors import AppError
 
 log = logging.getLogger(__name__)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from agentchat.core.errors import Invalid
-from agentchat.core.host_policy import HostPolicy
 from agentchat.core.settings import Settings
+from agentchat.protocol.errors import Invalid
+from agentchat.protocol.host_policy import HostPolicy
 
 
 def host_policy(settings: Settings) -> HostPolicy:

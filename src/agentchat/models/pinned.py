@@ -13,7 +13,7 @@ import socket
 
 import httpx
 
-from agentchat.core.host_policy import HostPolicy, literal_address
+from agentchat.protocol.host_policy import HostPolicy, literal_address
 
 RESOLVE_TIMEOUT_S = 5.0
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import httpx
 
-from agentchat.core.host_policy import HostPolicy
 from agentchat.models.pinned import HostRefused, PinnedTransport
 from agentchat.models.schemas import ModelTestResult
 from agentchat.models.service import ResolvedModel
+from agentchat.protocol.host_policy import HostPolicy
 
 PROBE_TIMEOUT_S = 10.0
 ANTHROPIC_VERSION = "2023-06-01"

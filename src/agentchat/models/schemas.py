@@ -16,12 +16,12 @@ from pydantic import (
 )
 
 from agentchat.core.clock import iso
-from agentchat.core.context_length import (
+from agentchat.protocol.camel import CamelModel
+from agentchat.protocol.context_length import (
     DEFAULT_CONTEXT_LENGTH,
     MAX_CONTEXT_LENGTH,
     MIN_CONTEXT_LENGTH,
 )
-from agentchat.core.schemas import CamelModel
 
 # openai-compatible: any /v1/chat/completions endpoint (vLLM, llama.cpp, LM Studio, the scripted
 # model); the others are the providers hermes-agent knows by name (see bridge/providers.py).

@@ -9,12 +9,12 @@ from sqlalchemy import case, false, func, select, true, update
 from sqlalchemy.orm import Session
 
 from agentchat.core.database import Database
-from agentchat.core.errors import Conflict, Invalid, NotFound
 from agentchat.core.settings import Settings
 from agentchat.models.crypto import KeyCipher
 from agentchat.models.hosts import check_host, host_problem
 from agentchat.models.schemas import ModelCreate, ModelPublic, ModelUpdate, check_temperature
 from agentchat.models.tables import AiModelConfig
+from agentchat.protocol.errors import Conflict, Invalid, NotFound
 
 SCRIPTED_MODEL_NAME = "Scripted demo model (offline, not a real LLM)"
 SCRIPTED_MODEL_ID = "scripted-demo"

@@ -8,8 +8,8 @@ from sqlalchemy import Boolean, Float, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from agentchat.core.clock import utcnow
-from agentchat.core.context_length import DEFAULT_CONTEXT_LENGTH
 from agentchat.core.database import NEVER_REUSED, Base, BigId, Timestamp
+from agentchat.protocol.context_length import DEFAULT_CONTEXT_LENGTH
 
 
 class AiModelConfig(Base):

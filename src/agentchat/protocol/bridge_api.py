@@ -6,9 +6,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from agentchat.core.schemas import CamelModel
-from agentchat.events.contract import BridgeRunStatus as RunStatus
-from agentchat.events.contract import RunEnd
+from agentchat.protocol.camel import CamelModel
+from agentchat.protocol.events import BridgeRunStatus as RunStatus
+from agentchat.protocol.events import RunEnd
 
 __all__ = ["RunEnd", "RunStatus"]
 

@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from agentchat.core.clean_text import SurrogateJoiner, clean_value, is_clean
-from agentchat.events.contract import AnswerDelta, BridgeEvent
+from agentchat.protocol.clean_text import SurrogateJoiner, clean_value, is_clean
+from agentchat.protocol.events import AnswerDelta, BridgeEvent
 
 Model = TypeVar("Model", bound=BaseModel)
 

@@ -12,7 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from agentchat.core.errors import AppError
+from agentchat.protocol.errors import AppError
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from dataclasses import dataclass
 from typing import Any
 
-from agentchat.events.contract import EventModel
+from agentchat.protocol.events import EventModel
 
 KEEPALIVE = b": keep-alive\n\n"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agentchat.core.errors import Invalid
+from agentchat.protocol.errors import Invalid
 
 DEFAULT_TOOLSETS = ("clarify", "todo", "memory", "skills")
 

@@ -17,9 +17,9 @@ from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
-from agentchat.events.contract import PageEvent
 from agentchat.events.model import RunEvent
 from agentchat.models.wire import wire_secrets
+from agentchat.protocol.events import PageEvent
 from agentchat.runs import store
 from agentchat.runs.final_write import FinalWrites, Unsaved
 from agentchat.runs.log_writer import LogWriter

@@ -17,9 +17,9 @@ from sqlalchemy.orm import Session
 from agentchat.bridge.client import BridgeUnavailable
 from agentchat.chat import tree
 from agentchat.chat.sessions import ensure_no_active_run, get_session
-from agentchat.core.errors import BadGateway, Conflict, Invalid
-from agentchat.events.contract import APPROVAL_CHOICES
 from agentchat.events.model import TERMINAL_EVENTS, StreamInterrupted, UnknownRun
+from agentchat.protocol.errors import BadGateway, Conflict, Invalid
+from agentchat.protocol.events import APPROVAL_CHOICES
 from agentchat.runs import store
 from agentchat.runs.context import RunContext, new_hermes_session
 from agentchat.runs.ports import Bridge

@@ -12,7 +12,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from agentchat.bridge.client import BridgeUnavailable
-from agentchat.events.contract import BridgeEvent, RunEnd
+from agentchat.protocol.events import BridgeEvent, RunEnd
 from agentchat.runs import outcomes, store
 from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.final_write import Unsaved, let_bridge_go

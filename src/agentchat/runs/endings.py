@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from agentchat.events.contract import TerminalEvent, workflow_complete, workflow_error
+from agentchat.protocol.events import TerminalEvent, workflow_complete, workflow_error
 from agentchat.runs.store import INTERRUPTED, RunOutcome
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 
-from agentchat.core.errors import ServiceUnavailable
+from agentchat.protocol.errors import ServiceUnavailable
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.planning import RunPlanner

@@ -24,7 +24,7 @@ from sqlalchemy.exc import DataError, IntegrityError
 from agentchat.chat.tables import ChatMessage, ChatMessageLog
 from agentchat.core.clock import utcnow
 from agentchat.core.database import Database
-from agentchat.events.contract import NodeEvent
+from agentchat.protocol.events import NodeEvent
 
 log = logging.getLogger(__name__)
 REFUSED_RETRY_MAX_S = 5.0

@@ -6,7 +6,7 @@ from sqlalchemy.orm import Session
 
 from agentchat.bridge.client import BridgeUnavailable
 from agentchat.chat.sessions import get_session
-from agentchat.core.errors import BadGateway, Conflict
+from agentchat.protocol.errors import BadGateway, Conflict
 from agentchat.runs.context import RunContext, new_hermes_session
 from agentchat.runs.ports import Bridge
 from agentchat.runs.schemas import MemoryView

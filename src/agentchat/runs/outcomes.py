@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentchat.core.redact import redact, redact_value
-from agentchat.events.contract import RunEnd
+from agentchat.protocol.events import RunEnd
 from agentchat.runs.context import ActiveRun
 from agentchat.runs.history import compact_turn
 from agentchat.runs.store import INTERRUPTED, RunOutcome

@@ -8,11 +8,11 @@ from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
 from agentchat.chat.sessions import get_session
-from agentchat.core.errors import AppError, Conflict, Invalid
 from agentchat.core.settings import Settings
-from agentchat.core.toolsets import narrow, within
 from agentchat.models.service import ResolvedModel, resolve_model
 from agentchat.models.wire import bridge_model
+from agentchat.protocol.errors import AppError, Conflict, Invalid
+from agentchat.protocol.toolsets import narrow, within
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, new_hermes_session
 from agentchat.runs.schemas import RunStart

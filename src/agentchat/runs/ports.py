@@ -8,7 +8,7 @@ from collections.abc import AsyncGenerator, Sequence
 from typing import Any, Protocol
 
 from agentchat.bridge.client import HeldRun
-from agentchat.events.contract import BridgeEvent
+from agentchat.protocol.events import BridgeEvent
 
 
 class Bridge(Protocol):

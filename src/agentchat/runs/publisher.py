@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
 from agentchat.core.redact import redact_value
-from agentchat.events.contract import (
+from agentchat.protocol.events import (
     NODE_ID,
     AnswerDelta,
     ClarifyAnswered,

@@ -12,10 +12,10 @@ from agentchat.bridge.client import BridgeUnavailable, HeldRun
 from agentchat.chat import tree
 from agentchat.chat.sessions import get_session
 from agentchat.chat.tables import ChatMessage
-from agentchat.core.errors import AppError
 from agentchat.core.settings import Settings
 from agentchat.models.service import resolve_model
 from agentchat.models.wire import bridge_model
+from agentchat.protocol.errors import AppError
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.ports import Bridge, Bridges

@@ -9,8 +9,8 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from agentchat.core.errors import AppError, BadGateway, Conflict, NotFound, ServiceUnavailable
 from agentchat.events.control_bus import ControlBus, NoListener
+from agentchat.protocol.errors import AppError, BadGateway, Conflict, NotFound, ServiceUnavailable
 from agentchat.runs.owners import RunOwners
 
 log = logging.getLogger(__name__)

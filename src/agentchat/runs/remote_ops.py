@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agentchat.core.errors import AppError, Invalid
 from agentchat.events.control_bus import Handler
+from agentchat.protocol.errors import AppError, Invalid
 from agentchat.runs import steering
 from agentchat.runs.control import RunControl
 from agentchat.runs.remote import error_reply, ok_reply

@@ -8,9 +8,9 @@ from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 from agentchat.core.deps import DbSession
-from agentchat.core.errors import Invalid
-from agentchat.core.schemas import ERROR_RESPONSES
-from agentchat.events.sse import encode_event
+from agentchat.protocol.camel import ERROR_RESPONSES
+from agentchat.protocol.errors import Invalid
+from agentchat.protocol.sse import encode_event
 from agentchat.runs import stats as run_stats
 from agentchat.runs.endings import end_of_stored
 from agentchat.runs.schemas import (

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pydantic import Field, RootModel, StrictBool
 
 from agentchat.chat.enums import MessageStatus
-from agentchat.core.schemas import CamelModel
-from agentchat.events.contract import NodeKind, PageEvent
 from agentchat.events.log_lines import StoredMeta
+from agentchat.protocol.camel import CamelModel
+from agentchat.protocol.events import NodeKind, PageEvent
 from agentchat.runs.usage import ContextWindow, UsageTotals
 
 MAX_MESSAGE_CHARS = 100_000

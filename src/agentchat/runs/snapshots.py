@@ -10,9 +10,9 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from agentchat.chat.tables import ChatMessageLog
-from agentchat.events.contract import NODE_EVENT, NODE_STREAM, AnswerDelta
 from agentchat.events.log_lines import line_fields, stored_line_fields
 from agentchat.events.model import RunEvent
+from agentchat.protocol.events import NODE_EVENT, NODE_STREAM, AnswerDelta
 from agentchat.runs import store
 from agentchat.runs.context import RunContext
 from agentchat.runs.schemas import PendingClarify, RunLog, RunSnapshot

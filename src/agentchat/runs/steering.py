@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from agentchat.bridge.client import BridgeUnavailable
 from agentchat.chat.sessions import get_session
-from agentchat.core.errors import Conflict
+from agentchat.protocol.errors import Conflict
 from agentchat.runs import store
 from agentchat.runs.context import RunContext
 from agentchat.runs.control import forward

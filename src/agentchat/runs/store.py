@@ -13,7 +13,7 @@ from agentchat.chat import tree
 from agentchat.chat.sessions import get_session, live_runs, touch_session
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, WorkflowPause
 from agentchat.core.clock import utcnow
-from agentchat.core.errors import Conflict, Invalid, NotFound, TooManyRequests
+from agentchat.protocol.errors import Conflict, Invalid, NotFound, TooManyRequests
 from agentchat.runs.history import history_for
 from agentchat.runs.usage import stored_usage
 

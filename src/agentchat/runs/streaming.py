@@ -19,9 +19,9 @@ from typing import Any
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from agentchat.events import sse
 from agentchat.events.bus import EventBus
 from agentchat.events.model import RunEvent, StreamInterrupted, UnknownRun, encode_sse
+from agentchat.protocol import sse
 
 PING_S = 15.0
 YIELD_EVERY = 200  # events written back to back before the writer lets other tasks run

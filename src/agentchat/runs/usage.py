@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from agentchat.core.schemas import CamelModel
+from agentchat.protocol.camel import CamelModel
 
 _COUNTED = {
     "prompt_tokens": "promptTokens",

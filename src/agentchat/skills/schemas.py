@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict
 
-from agentchat.core.schemas import CamelModel
+from agentchat.protocol.camel import CamelModel
 from agentchat.skills.service import Skill
 
 

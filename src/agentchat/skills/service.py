@@ -16,8 +16,8 @@ from pathlib import Path
 
 import yaml
 
-from agentchat.core.errors import Invalid, NotFound
 from agentchat.core.settings import Settings
+from agentchat.protocol.errors import Invalid, NotFound
 
 log = logging.getLogger(__name__)
 

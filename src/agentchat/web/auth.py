@@ -10,8 +10,8 @@ from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agentchat.core.auth_sessions import FailureThrottle, SessionStore, client_of
-from agentchat.core.errors import TooManyRequests
 from agentchat.core.settings import Settings
+from agentchat.protocol.errors import TooManyRequests
 from agentchat.web.asgi import header, send_error
 
 COOKIE_NAME = "agentchat_token"

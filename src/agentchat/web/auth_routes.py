@@ -10,8 +10,8 @@ from pydantic import Field
 
 from agentchat.core.auth_sessions import FailureThrottle, SessionStore, client_of
 from agentchat.core.deps import SettingsDep
-from agentchat.core.errors import Unauthorized
-from agentchat.core.schemas import CamelModel, ErrorBody
+from agentchat.protocol.camel import CamelModel, ErrorBody
+from agentchat.protocol.errors import Unauthorized
 from agentchat.web.auth import (
     COOKIE_NAME,
     configured_token,

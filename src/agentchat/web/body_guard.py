@@ -14,7 +14,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from agentchat.core.clean_text import is_clean
+from agentchat.protocol.clean_text import is_clean
 from agentchat.web.asgi import header, send_error
 
 MAX_JSON_DEPTH = 100

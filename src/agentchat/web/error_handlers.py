@@ -11,7 +11,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from sqlalchemy.exc import DataError, OperationalError
 
-from agentchat.core.error_handlers import install_error_handlers, unexpected_error
+from agentchat.protocol.error_responses import install_error_handlers, unexpected_error
 from agentchat.web.headers import with_security_headers
 
 log = logging.getLogger(__name__)

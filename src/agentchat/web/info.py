@@ -7,8 +7,8 @@ from importlib.metadata import PackageNotFoundError, version
 from fastapi import APIRouter, Request
 
 from agentchat.core.deps import SettingsDep
-from agentchat.core.schemas import CamelModel
 from agentchat.core.settings import Settings
+from agentchat.protocol.camel import CamelModel
 
 router = APIRouter(tags=["info"])
 

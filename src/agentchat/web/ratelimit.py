@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentchat.core.errors import TooManyRequests
+from agentchat.protocol.errors import TooManyRequests
 from agentchat.web.asgi import send_error
 
 LIMITED_POSTS = (

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentchat.bridge.client import BridgeUnavailable, HeldRun
-from agentchat.events.contract import NODE_EVENT, BridgeEvent, ClarifyAnswered, RunEnd
+from agentchat.protocol.events import NODE_EVENT, BridgeEvent, ClarifyAnswered, RunEnd
 
 
 @dataclass

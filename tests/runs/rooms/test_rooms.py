@@ -13,10 +13,10 @@ from fastapi import FastAPI
 from agentchat.bridge.client import BridgeUnavailable
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, WorkflowPause
 from agentchat.core.database import write_slot_held
-from agentchat.core.errors import BadGateway, Conflict
 from agentchat.core.settings import Settings
-from agentchat.events.contract import RunEnd, ToolCallMeta, ToolResultMeta
 from agentchat.events.memory import MemoryEventBus
+from agentchat.protocol.errors import BadGateway, Conflict
+from agentchat.protocol.events import RunEnd, ToolCallMeta, ToolResultMeta
 from agentchat.runs import store
 from agentchat.runs.driver import INTERRUPTED_ERROR
 from agentchat.runs.log_writer import LogWriter
