@@ -54,15 +54,19 @@ async def _timed_turn(client: Any, base_url: str, message: str, session: str) ->
     start = time.perf_counter()
     marks: dict[str, float] = {"events": 0}
 
-    request = {
-        "runId": uuid.uuid4().hex,
-        "sessionId": session,
-        "userMessage": message,
-        "history": [],
-        "model": _model(base_url),
-        "maxIterations": 5,
-    }
+    from agentchat.protocol.bridge_api import RunRequest
     from agentchat.protocol.events import RunEnd
+
+    request = RunRequest.model_validate(
+        {
+            "runId": uuid.uuid4().hex,
+            "sessionId": session,
+            "userMessage": message,
+            "history": [],
+            "model": _model(base_url),
+            "maxIterations": 5,
+        }
+    )
 
     result = None
     async with aclosing(client.run(request)) as events:
@@ -74,7 +78,7 @@ async def _timed_turn(client: Any, base_url: str, message: str, session: str) ->
             marks["events"] += _tokens(event)
     if result is None:
         raise RuntimeError("the bridge stream ended without run_end")
-    if result.status != "success":
+    if result.status != "SUCCESS":
         raise RuntimeError(f"bench turn failed: {result.error}")
     total = time.perf_counter() - start
     return {"first": marks["first"], "events": marks["events"], "stream": total - marks["first"]}

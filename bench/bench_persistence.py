@@ -36,9 +36,9 @@ from sqlalchemy import insert, text  # noqa: E402
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession  # noqa: E402
 from agentchat.core.database import Database  # noqa: E402
 from agentchat.protocol.events import NODE_EVENT, NodeEvent  # noqa: E402
+from agentchat.protocol.usage import Usage, usage_json  # noqa: E402
 from agentchat.runs.history import compact_turn  # noqa: E402
 from agentchat.runs.log_writer import LogWriter  # noqa: E402
-from agentchat.runs.usage import stored_usage  # noqa: E402
 from bench import common as c  # noqa: E402
 
 DIALECTS = ("sqlite", "postgresql", "mariadb")
@@ -194,12 +194,11 @@ def message_rows(session_id: int, count: int, first_id: int) -> list[dict[str, A
     run service stores it: each answer under its question, with its run id, model, usage and
     the turn's agent messages."""
     rng, corpus = random.Random(4), prose_corpus()
-    usage = {  # the counters a turn reports (bridge/turn.py), as the run service stores them
-        **dict.fromkeys(("cacheReadTokens", "cacheWriteTokens", "reasoningTokens"), 0),
-        **{"promptTokens": 1243, "completionTokens": 152, "totalTokens": 1395},
-        **{"inputTokens": 1243, "outputTokens": 152, "apiCalls": 1},
-        **{"contextTokens": 1243, "contextLength": 131072},
-    }
+    usage = Usage(  # the counters a turn reports (bridge/turn.py), as the run service stores them
+        **{"prompt_tokens": 1243, "completion_tokens": 152, "total_tokens": 1395},
+        **{"input_tokens": 1243, "output_tokens": 152, "api_calls": 1},
+        **{"context_tokens": 1243, "context_length": 131072},
+    )
     rows: list[dict[str, Any]] = []
     for n in range(count):
         user = n % 2 == 0
@@ -223,7 +222,7 @@ def message_rows(session_id: int, count: int, first_id: int) -> list[dict[str, A
             row |= {
                 "run_id": uuid.UUID(int=rng.getrandbits(128)).hex,
                 "agent_messages": json.dumps(stored, ensure_ascii=False) if stored else None,
-                "usage_json": stored_usage(usage),
+                "usage_json": usage_json(usage),
                 "completed_at": T0,
             }
         rows.append(row)

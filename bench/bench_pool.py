@@ -35,7 +35,7 @@ async def turn(client: Any, model_url: str, session: str) -> dict[str, float]:
 
     request = c.bridge_request(model_url, "#say pool turn", session, uuid.uuid4().hex)
     result = await c.drive_bridge(client, request, on_event)
-    if result.status != "success":
+    if result.status != "SUCCESS":
         raise RuntimeError(f"pool turn failed: {result.error}")
     return {"first_ms": first[0], "turn_ms": (time.perf_counter() - start) * 1000}
 

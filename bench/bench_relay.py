@@ -133,7 +133,7 @@ async def bridge_turn(bridge: c.Process, model: c.Process, script: str) -> dict[
     async with BridgeClient(bridge.url, bridge.secret, read_timeout=120) as client:
         request = c.bridge_request(model.url, c.tagged(tag, script), f"relay-{tag}", tag)
         result = await c.drive_bridge(client, request, on_event)
-    if result.status != "success":
+    if result.status != "SUCCESS":
         raise RuntimeError(f"bridge turn failed: {result.error}")
     return c.rate_and_latency(marks, c.fetch_sends(model, tag))
 

@@ -380,7 +380,7 @@ async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[Arrival]:
         yield Arrival(message.num, message.event, message.json(), time.monotonic_ns())
 
 
-async def drive_bridge(client: Any, request: dict[str, Any], on_event: Any) -> Any:
+async def drive_bridge(client: Any, request: Any, on_event: Any) -> Any:
     """One bridge turn: `on_event(typed event)` for each event; returns its `RunEnd`."""
     async with aclosing(client.run(request)) as events:
         async for event in events:
@@ -605,20 +605,25 @@ def clear_redis_prefix(url: str = REDIS_URL, prefix: str = REDIS_PREFIX) -> int:
         client.close()
 
 
-def bridge_request(model_url: str, message: str, session: str, run_id: str) -> dict[str, Any]:
-    return {
-        "runId": run_id,
-        "sessionId": session,
-        "userMessage": message,
-        "history": [],
-        "model": {
-            "baseUrl": model_url,
-            "apiKey": "",
-            "modelName": "scripted",
-            "provider": "openai-compatible",
-        },
-        "maxIterations": 5,
-    }
+def bridge_request(model_url: str, message: str, session: str, run_id: str) -> Any:
+    """A turn's `RunRequest` (imported here: the other benches need no agentchat import)."""
+    from agentchat.protocol.bridge_api import RunRequest
+
+    return RunRequest.model_validate(
+        {
+            "runId": run_id,
+            "sessionId": session,
+            "userMessage": message,
+            "history": [],
+            "model": {
+                "baseUrl": model_url,
+                "apiKey": "",
+                "modelName": "scripted",
+                "provider": "openai-compatible",
+            },
+            "maxIterations": 5,
+        }
+    )
 
 
 def api_client(url: str, timeout: float = 300.0) -> Any:

@@ -133,7 +133,7 @@ class Run:
         text = "".join(self.pieces)
         messages = [{"role": "assistant", "content": text}]
         self.event_id += 1
-        end = RunEnd(status="success", final_text=text, messages=messages)
+        end = RunEnd(status="SUCCESS", final_text=text, messages=messages)
         await self._write(encode_event(end, self.event_id))
         await self.send({"type": "http.response.body", "body": b"", "more_body": False})
         self.done.set()

@@ -128,12 +128,12 @@ describe('applyEvent', () => {
   it('finishes on workflow_complete with the final text and ignores later events', () => {
     nextId = 1
     let s = fold([ns('answer_delta', 'partial'), ns('tool_call', 'x', { toolName: 't' })])
-    s = applyEvent(s, { id: 3, event: 'workflow_complete', data: { runId: 'r1', messageId: 9, finalText: 'Final', usage: { total: 5 } } }, 9000)
+    s = applyEvent(s, { id: 3, event: 'workflow_complete', data: { runId: 'r1', messageId: 9, finalText: 'Final', usage: { totalTokens: 5 } } }, 9000)
     expect(s.status).toBe('SUCCESS')
     expect(s.answer).toBe('Final')
     expect(s.currentTool).toBeNull()
     expect(s.endedAt).toBe(9000)
-    expect(s.usage).toEqual({ total: 5 })
+    expect(s.usage).toEqual({ totalTokens: 5 })
     const after = applyEvent(s, { id: 4, event: 'node_stream', data: { kind: 'answer_delta', content: 'more' } }, 10000)
     expect(after.answer).toBe('Final')
   })

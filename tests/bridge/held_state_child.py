@@ -72,7 +72,7 @@ def main(root: Path, model_url: str, chats: int, pool_size: int) -> None:
         back = turn(client, model_url, sessions[0], WRITE % "back")  # evicted, it comes back
         after_back = held(app, sessions)
     report = {
-        "completed": sum("run_end" in end and '"success"' in end for end in [*ends, back]),
+        "completed": sum("run_end" in end and '"SUCCESS"' in end for end in [*ends, back]),
         "afterAll": after_all,
         "afterBack": after_back,
         "workspace": str(settings.home / "workspaces"),

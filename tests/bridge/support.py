@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentchat.bridge.client import BridgeClient, BridgeResult
+from agentchat.protocol.bridge_api import RunRequest
 from agentchat.protocol.events import BridgeEvent, ContextCompacted, RunEnd
 
 OnEvent = Callable[["Event", "Turn"], Awaitable[None]]
@@ -70,15 +71,17 @@ async def run_turn(
     **extra: Any,
 ) -> Turn:
     turn = Turn(run_id=uuid.uuid4().hex)
-    request = {
-        "runId": turn.run_id,
-        "sessionId": session,
-        "userMessage": message,
-        "history": history or [],
-        "model": extra.pop("model", None) or model(base_url),
-        "maxIterations": 10,
-        **extra,
-    }
+    request = RunRequest.model_validate(
+        {
+            "runId": turn.run_id,
+            "sessionId": session,
+            "userMessage": message,
+            "history": history or [],
+            "model": extra.pop("model", None) or model(base_url),
+            "maxIterations": 10,
+            **extra,
+        }
+    )
 
     async with contextlib.aclosing(client.run(request)) as events:
         async for typed in events:

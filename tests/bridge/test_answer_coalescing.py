@@ -57,7 +57,7 @@ async def test_tokens_from_a_thread_arrive_joined_whole_and_in_order() -> None:
     reading = asyncio.create_task(drain(outbox))
     producer.start()
     await asyncio.to_thread(producer.join)
-    outbox.close(RunEnd(status="success"))
+    outbox.close(RunEnd(status="SUCCESS"))
     events = flat(await reading)
 
     kinds = [getattr(e, "kind", e.EVENT) for e in events]
@@ -105,10 +105,10 @@ async def test_a_full_window_leaves_before_its_time() -> None:
     for piece in ("abcd", "efgh", "ij"):
         outbox.put(AnswerDelta(content=piece))
     first = await asyncio.wait_for(outbox.take(10.0), 1.0)
-    outbox.close(RunEnd(status="success"))
+    outbox.close(RunEnd(status="SUCCESS"))
 
     assert first == [AnswerDelta(content="abcdefgh")]
-    assert await outbox.take(1.0) == [AnswerDelta(content="ij"), RunEnd(status="success")]
+    assert await outbox.take(1.0) == [AnswerDelta(content="ij"), RunEnd(status="SUCCESS")]
     assert await outbox.take(1.0) is None
 
 
@@ -117,7 +117,7 @@ async def test_a_delta_with_extra_fields_keeps_them_alone() -> None:
     marked = AnswerDelta.model_validate({"content": "x", "sentNs": 1})
     outbox.put(AnswerDelta(content="a"))
     outbox.put(marked)
-    outbox.close(RunEnd(status="success"))
+    outbox.close(RunEnd(status="SUCCESS"))
 
     assert flat(await drain(outbox))[:2] == [AnswerDelta(content="a"), marked]
 

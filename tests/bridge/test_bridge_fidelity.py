@@ -47,7 +47,7 @@ async def test_a_stalled_stream_is_stored_once_without_the_nudge(
     message = "#say Alpha bravo charlie delta\n#stall\n#say echo foxtrot"
     turn = await run_turn(client, scripted_model, message, session="stall")
 
-    assert turn.result is not None and turn.result.status == "success", turn.result
+    assert turn.result is not None and turn.result.status == "SUCCESS", turn.result
     answer = "Alpha bravo charlie delta\necho foxtrot"
     assert turn.result.final_text == answer
     messages = turn.result.messages
@@ -55,14 +55,14 @@ async def test_a_stalled_stream_is_stored_once_without_the_nudge(
     assert messages[-1]["content"] == answer
     assert "[System:" not in str(messages)
     usage = turn.result.usage
-    assert usage["apiCalls"] == 2
+    assert usage.api_calls == 2
     # The cut-off attempt reported no usage: it is estimated (hermes' ~4 characters a token)
     # and counted, and said to be estimated.
-    assert usage["estimatedCompletionTokens"] == (len("Alpha bravo charlie delta") + 3) // 4
-    assert usage["estimatedPromptTokens"] > 100  # system prompt, tools and the question
-    assert usage["promptTokens"] > usage["estimatedPromptTokens"]
-    assert usage["completionTokens"] > usage["estimatedCompletionTokens"]
-    assert usage["totalTokens"] == usage["promptTokens"] + usage["completionTokens"]
+    assert usage.estimated_completion_tokens == (len("Alpha bravo charlie delta") + 3) // 4
+    assert usage.estimated_prompt_tokens > 100  # system prompt, tools and the question
+    assert usage.prompt_tokens > usage.estimated_prompt_tokens
+    assert usage.completion_tokens > usage.estimated_completion_tokens
+    assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
 
 
 async def test_tool_durations_come_from_hermes_tool_progress(
@@ -71,7 +71,7 @@ async def test_tool_durations_come_from_hermes_tool_progress(
     message = '#tool skills_list {}\n#also skill_view {"name": "no-such-skill"}\n#say ok'
     turn = await run_turn(client, scripted_model, message, session="progress")
 
-    assert turn.result is not None and turn.result.status == "success", turn.result
+    assert turn.result is not None and turn.result.status == "SUCCESS", turn.result
     results = {e.tool_name: e.meta or {} for e in turn.of("tool_result")}
     assert set(results) == {"skills_list", "skill_view"}, turn.kinds()
     for meta in results.values():
@@ -85,7 +85,7 @@ async def test_text_before_a_tool_call_is_an_interim_event_in_order(
     message = "#say Let me look that up.\n#tool skills_list {}\n#say Found them."
     turn = await run_turn(client, scripted_model, message, session="interim")
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     kinds = [k for k in turn.kinds() if k not in ("status", "answer_delta", "step")]
     assert kinds[:3] == ["interim", "tool_call", "tool_result"], turn.kinds()
     assert turn.of("interim")[0].content == "Let me look that up."
@@ -100,7 +100,7 @@ async def test_inline_think_feeds_the_thinking_panel(
     message = "#think-inline weighing the options\n#say The answer."
     turn = await run_turn(client, scripted_model, message, session="think")
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     assert "".join(e.content for e in turn.of("thinking")) == "weighing the options"
     assert turn.result.final_text == "The answer."
     assert "<think>" not in turn.answer()
@@ -111,7 +111,7 @@ async def test_a_memory_write_reaches_the_next_turn_of_every_open_chat(
 ) -> None:
     for chat in ("mem-a", "mem-b"):  # both agents exist (pooled) before any write
         turn = await run_turn(client, scripted_model, "#say hello", session=chat)
-        assert turn.result is not None and turn.result.status == "success"
+        assert turn.result is not None and turn.result.status == "SUCCESS"
 
     await client.put_memory("mem-a", memory=["The drawer says: teal is the colour."])
     seen = await run_turn(
@@ -123,8 +123,8 @@ async def test_a_memory_write_reaches_the_next_turn_of_every_open_chat(
     wrote = await run_turn(
         client, scripted_model, f"#tool memory {add}\n#say noted", session="mem-b"
     )
-    assert wrote.result is not None and wrote.result.status == "success"
-    assert "tea at five" in (await client.get_memory("mem-a"))["memory"]["content"]
+    assert wrote.result is not None and wrote.result.status == "SUCCESS"
+    assert "tea at five" in (await client.get_memory("mem-a")).memory.content
     for chat in ("mem-a", "mem-b"):
         seen = await run_turn(client, scripted_model, "#system-contains tea at five", session=chat)
         assert seen.result is not None and seen.result.final_text == "SYSTEM CONTAINS: yes", chat
@@ -146,7 +146,7 @@ async def test_an_unknown_skill_fails_the_turn_with_its_name(
     client: BridgeClient, scripted_model: str
 ) -> None:
     turn = await run_turn(client, scripted_model, "#say hi", session="skill", skills=["nope"])
-    assert turn.result is not None and turn.result.status == "failed"
+    assert turn.result is not None and turn.result.status == "FAILED"
     assert "nope" in (turn.result.error or "")
 
 
@@ -170,7 +170,7 @@ async def test_a_steering_message_reaches_the_running_agent(
         client, scripted_model, message, session="steer", on_event=steer_then_answer
     )
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     assert [e.content for e in turn.of("steered")] == ["Prefer the blue one."]
     assert "Prefer the blue one." in turn.result.final_text
 

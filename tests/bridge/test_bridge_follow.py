@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from agentchat.bridge.client import BridgeClient, BridgeUnavailable
+from agentchat.protocol.bridge_api import RunRequest
 from agentchat.protocol.events import AnswerDelta, BridgeEvent, ClarifyRequest, RunEnd
 from tests.bridge.support import model
 from tests.support.servers import BridgeProcess
@@ -21,14 +22,16 @@ SLOW = f"#delay 30\n#tokens {TOKENS}"
 FULL_TEXT = " ".join(f"t{i}" for i in range(1, TOKENS + 1))
 
 
-def _request(scripted_model: str, message: str) -> dict[str, Any]:
-    return {
-        "runId": uuid.uuid4().hex,
-        "sessionId": f"follow-{uuid.uuid4().hex[:8]}",
-        "userMessage": message,
-        "model": model(scripted_model),
-        "maxIterations": 5,
-    }
+def _request(scripted_model: str, message: str) -> RunRequest:
+    return RunRequest.model_validate(
+        {
+            "runId": uuid.uuid4().hex,
+            "sessionId": f"follow-{uuid.uuid4().hex[:8]}",
+            "userMessage": message,
+            "model": model(scripted_model),
+            "maxIterations": 5,
+        }
+    )
 
 
 async def _read(events: Any, stop: int | None = None) -> list[BridgeEvent]:
@@ -51,7 +54,7 @@ async def test_a_turn_goes_on_without_its_client_and_is_followed_again(
     client: BridgeClient, scripted_model: str
 ) -> None:
     request = _request(scripted_model, SLOW)
-    run_id = request["runId"]
+    run_id = request.run_id
     first = await _read(client.run(request), stop=5)
     assert [e.event_id for e in first] == list(range(1, len(first) + 1))
     held = {r.run_id: r for r in await client.runs()}
@@ -62,7 +65,7 @@ async def test_a_turn_goes_on_without_its_client_and_is_followed_again(
         (e.event_id, e.wire_json()) for e in first
     ]
     rest = await _read(client.follow(run_id, first[-1].event_id or 0))
-    assert isinstance(rest[-1], RunEnd) and rest[-1].status == "success"
+    assert isinstance(rest[-1], RunEnd) and rest[-1].status == "SUCCESS"
     ids = [e.event_id for e in first + rest]
     assert ids == list(range(1, len(ids) + 1))  # no gap, no duplicate
     assert _text(first) + _text(rest) == FULL_TEXT == rest[-1].final_text
@@ -98,7 +101,7 @@ async def test_follow_honours_last_event_id_and_replays_the_same_bytes(
     client: BridgeClient, bridge: BridgeProcess, scripted_model: str
 ) -> None:
     request = _request(scripted_model, SLOW)
-    run_id = request["runId"]
+    run_id = request.run_id
     await _read(client.run(request), stop=3)
     headers = {"Authorization": f"Bearer {bridge.secret}"}
     async with httpx.AsyncClient(base_url=bridge.url, headers=headers, timeout=30) as http:
@@ -119,7 +122,7 @@ async def test_a_run_waiting_on_clarify_is_listed_waiting_until_aborted(
     client: BridgeClient, scripted_model: str
 ) -> None:
     request = _request(scripted_model, "#clarify Which colour? | red | blue\n#echo-tool-result")
-    run_id = request["runId"]
+    run_id = request.run_id
     seen: list[BridgeEvent] = []
     async with contextlib.aclosing(client.run(request)) as stream:
         async for event in stream:
@@ -130,4 +133,4 @@ async def test_a_run_waiting_on_clarify_is_listed_waiting_until_aborted(
     assert held[run_id].state == "waiting"
     await client.abort(run_id)
     rest = await _read(client.follow(run_id, len(seen)))
-    assert isinstance(rest[-1], RunEnd) and rest[-1].status == "stopped"
+    assert isinstance(rest[-1], RunEnd) and rest[-1].status == "STOPPED"

@@ -48,7 +48,7 @@ async def test_lru_eviction_keeps_conversations_right(
     turn = await run_turn(
         client, scripted_model, "again\n#echo-context", session="lru-0", history=histories["lru-0"]
     )
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     assert turn.result.final_text == "CONTEXT: hello from 0 | again"
     assert (await client.health())["agents"] == 2
 
@@ -69,7 +69,7 @@ async def test_unanswered_clarify_times_out_and_the_agent_carries_on(
     client: BridgeClient, scripted_model: str
 ) -> None:
     turn = await run_turn(client, scripted_model, "#clarify Anyone there?\n#echo-tool-result")
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     (answered,) = turn.of("clarify_answered")
     assert answered.meta is not None and answered.meta["timedOut"] is True
     assert "did not answer" in turn.result.final_text

@@ -53,7 +53,7 @@ async def test_scripted_turn_emits_every_kind_in_order(
     message = "#think weighing options\n#todo Plan; Build\n#tool skills_list {}\n#say All done"
     turn = await run_turn(client, scripted_model, message)
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     kinds = [k for k in turn.kinds() if k != "status"]
     first = {k: kinds.index(k) for k in dict.fromkeys(kinds)}
     order = ["thinking", "tool_call", "tool_result", "todo_update", "answer_delta"]
@@ -84,7 +84,7 @@ async def test_run_end_messages_are_this_turn_only_and_clean(
     assert messages[1]["tool_calls"][0]["function"]["name"] == "skills_list"
     assert messages[-1]["content"] == "listed"
     assert not [k for m in messages for k in m if k.startswith("_")]
-    assert turn.result.usage["apiCalls"] == 2 and turn.result.usage["promptTokens"] > 0
+    assert turn.result.usage.api_calls == 2 and turn.result.usage.prompt_tokens > 0
 
 
 async def test_echo_context_sees_exactly_the_history_sent(
@@ -108,7 +108,7 @@ async def test_clarify_round_trip(client: BridgeClient, scripted_model: str) -> 
     message = "#clarify Which colour? | red | blue\n#echo-tool-result"
     turn = await run_turn(client, scripted_model, message, on_event=answer)
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     (request,) = turn.of("clarify_request")
     assert request.meta is not None
     assert request.meta["question"] == "Which colour?"
@@ -133,7 +133,7 @@ async def test_clarify_with_unknown_id_is_a_conflict(
             await client.clarify(turn.run_id, event.meta["clarifyId"], "ok")
 
     turn = await run_turn(client, scripted_model, "#clarify Sure?\n#say fine", on_event=answer)
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
 
 
 async def test_abort_during_streaming_keeps_the_partial_answer(
@@ -150,7 +150,7 @@ async def test_abort_during_streaming_keeps_the_partial_answer(
     turn = await run_turn(
         client, scripted_model, "#delay 50\n#tokens 400", on_event=abort_after_three
     )
-    assert turn.result is not None and turn.result.status == "stopped"
+    assert turn.result is not None and turn.result.status == "STOPPED"
     assert time.monotonic() - started < 15
     assert turn.result.final_text.startswith("t1 t2 t3")
     assert "t400" not in turn.result.final_text
@@ -165,7 +165,7 @@ async def test_abort_releases_a_waiting_clarify(client: BridgeClient, scripted_m
     turn = await run_turn(
         client, scripted_model, "#clarify Wait?\n#say never", on_event=abort_on_question
     )
-    assert turn.result is not None and turn.result.status == "stopped"
+    assert turn.result is not None and turn.result.status == "STOPPED"
     assert time.monotonic() - started < 15
     assert "never" not in turn.result.final_text
     assert not turn.of("clarify_answered")
@@ -188,9 +188,9 @@ async def test_reset_drops_the_sessions_agents(client: BridgeClient, scripted_mo
 
 async def test_memory_read_and_write(client: BridgeClient, bridge: BridgeProcess) -> None:
     view = await client.put_memory("s1", memory=["likes tea", "works nights"], user="Name: Ada")
-    assert view["memory"]["entries"] == ["likes tea", "works nights"]
-    assert view["memory"]["charLimit"] == 2200 and view["user"]["charLimit"] == 1375
-    assert view["user"]["content"] == "Name: Ada" and view["user"]["chars"] == 9
+    assert view.memory.entries == ["likes tea", "works nights"]
+    assert view.memory.char_limit == 2200 and view.user.char_limit == 1375
+    assert view.user.content == "Name: Ada" and view.user.chars == 9
     disk = (bridge.home / "memories" / "MEMORY.md").read_text(encoding="utf-8")
     assert disk == "likes tea\n§\nworks nights"
     assert (await client.get_memory("s1")) == view
@@ -209,7 +209,7 @@ async def test_compaction_emits_summary_and_returns_the_whole_history(
         client, scripted_model, message, history=history, model=model(scripted_model, 64000)
     )
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     (compacted,) = turn.of("context_compacted")
     assert compacted.content.strip()
     assert turn.result.compacted
@@ -229,7 +229,7 @@ async def test_eight_sessions_in_parallel_without_cross_talk(
 
     turns = await asyncio.gather(*(one(i) for i in range(8)))
     for i, turn in enumerate(turns):
-        assert turn.result is not None and turn.result.status == "success"
+        assert turn.result is not None and turn.result.status == "SUCCESS"
         words = turn.answer().split()
         assert [w for w in words if "-" in w and not w.endswith(f"-{i}")] == []
         assert turn.result.final_text.endswith(f"CONTEXT: topic-{i}")
@@ -239,14 +239,14 @@ async def test_unreachable_model_endpoint_fails_fast(client: BridgeClient) -> No
     dead = f"http://127.0.0.1:{free_port()}/v1"
     started = time.monotonic()
     turn = await run_turn(client, dead, "#say hello", session="dead-endpoint")
-    assert turn.result is not None and turn.result.status == "failed"
+    assert turn.result is not None and turn.result.status == "FAILED"
     assert turn.result.error
     assert time.monotonic() - started < 30
 
 
 async def test_provider_error_ends_in_failed(client: BridgeClient, scripted_model: str) -> None:
     turn = await run_turn(client, scripted_model, "#fail 500", session="failing")
-    assert turn.result is not None and turn.result.status == "failed"
+    assert turn.result is not None and turn.result.status == "FAILED"
     assert "500" in (turn.result.error or "")
 
 
@@ -319,7 +319,7 @@ async def test_concurrent_calls_of_one_tool_each_get_their_own_result(
         client, scripted_model, message, toolsets=["file"], workingDir=str(tmp_path)
     )
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     calls, results = turn.of("tool_call"), turn.of("tool_result")
     assert [c.tool_name for c in calls] == ["read_file", "read_file"]
     # hermes ran them as one concurrent batch: both calls started before either result

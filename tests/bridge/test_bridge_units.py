@@ -23,6 +23,7 @@ from agentchat.protocol.bridge_api import MemoryUpdate
 from agentchat.protocol.errors import Invalid
 from agentchat.protocol.events import BridgeEvent
 from agentchat.protocol.sse import aparse_lines
+from agentchat.protocol.usage import Usage
 
 FACES = ["( •_•)>⌐■-■", "(⌐■_■)", "( ͡° ͜ʖ ͡°)"]
 
@@ -221,11 +222,11 @@ def test_a_cut_off_attempt_is_estimated_and_counted() -> None:
         sent.append(msgs)
         return 100 + len(system)
 
-    usage = {"promptTokens": 50, "completionTokens": 5, "totalTokens": 55}
+    usage = Usage(prompt_tokens=50, completion_tokens=5, total_tokens=55)
     counted = with_estimates(usage, messages, "sys", None, request_tokens, lambda t: len(t))
     assert sent == [messages[:1]]
-    assert counted["estimatedPromptTokens"] == 103
-    assert counted["estimatedCompletionTokens"] == len("partial ans")
-    assert counted["promptTokens"] == 153 and counted["completionTokens"] == 16
-    assert counted["totalTokens"] == 169
+    assert counted.estimated_prompt_tokens == 103
+    assert counted.estimated_completion_tokens == len("partial ans")
+    assert counted.prompt_tokens == 153 and counted.completion_tokens == 16
+    assert counted.total_tokens == 169
     assert with_estimates(usage, messages[:2], "", None, request_tokens, len) == usage

@@ -42,7 +42,7 @@ async def _ask(
     url = recorder.openrouter_url if provider == "openrouter" else recorder.url
     model = _model(url, name, provider, **options)
     turn = await run_turn(client, url, "#say hi", session=name, model=model)
-    assert turn.result is not None and turn.result.status == "success", turn.result
+    assert turn.result is not None and turn.result.status == "SUCCESS", turn.result
     (request, *_) = recorder.posts(name)
     assert isinstance(request.body, dict)
     return request.body
@@ -133,7 +133,7 @@ async def test_anthropic_uses_the_messages_api_with_the_key_as_an_api_key(
         "apiKey": OAUTH_SHAPED_KEY,
     }
     turn = await run_turn(client, recorder.root, "hello", session="anthropic", model=model)
-    assert turn.result is not None and turn.result.status == "success", turn.result
+    assert turn.result is not None and turn.result.status == "SUCCESS", turn.result
     assert turn.result.final_text == ANTHROPIC_TEXT
     (request, *_) = [r for r in recorder.posts("claude-sonnet-4-5") if r.path == "/v1/messages"]
     assert request.headers.get("x-api-key") == OAUTH_SHAPED_KEY
@@ -144,7 +144,7 @@ async def test_anthropic_uses_the_messages_api_with_the_key_as_an_api_key(
     assert "Hermes Agent" in text and "Claude Code" not in text
     assert not any(t["name"].startswith("mcp_") for t in request.body.get("tools", []))
     assert request.body["thinking"] == {"type": "enabled", "budget_tokens": 4000}
-    assert turn.result.usage["promptTokens"] >= 1234
+    assert turn.result.usage.prompt_tokens >= 1234
 
 
 async def test_a_fallback_model_answers_when_the_primary_is_down(
@@ -156,6 +156,6 @@ async def test_a_fallback_model_answers_when_the_primary_is_down(
         "fallback": _model(recorder.url, "the-fallback", "openai-compatible"),
     }
     turn = await run_turn(client, dead, "#say rescued", session="fallback", model=model)
-    assert turn.result is not None and turn.result.status == "success", turn.result
+    assert turn.result is not None and turn.result.status == "SUCCESS", turn.result
     assert turn.result.final_text == "rescued"
     assert recorder.posts("the-fallback")

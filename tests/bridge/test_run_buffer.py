@@ -32,7 +32,7 @@ async def test_a_reader_gets_the_events_after_its_id_then_the_live_ones() -> Non
     reader = asyncio.create_task(_drain(buffer.read(1, keepalive_s=5)))
     await asyncio.sleep(0)
     buffer.append(AnswerDelta(content=" world"))
-    buffer.append(RunEnd(status="success", final_text="Hello world"))
+    buffer.append(RunEnd(status="SUCCESS", final_text="Hello world"))
     events = parse_text((await asyncio.wait_for(reader, 5)).decode())
     assert [(e.id, e.event) for e in events] == [
         ("2", "node_stream"),
@@ -52,13 +52,13 @@ async def test_an_ended_run_goes_once_released_or_its_time_passed_not_once_read(
     )
     assert read.state(waiting=True) == "waiting"
     for buffer in (stored, read):
-        buffer.append(RunEnd(status="success"))
+        buffer.append(RunEnd(status="SUCCESS"))
         await _drain(buffer.read(0, keepalive_s=5))
     buffers.release("stored")
     buffers.release("going")  # still going: it goes once it ends
     buffers.release("never-held")
     assert [b.run_id for b in buffers.all()] == ["read", "going"]
-    going.append(RunEnd(status="success"))
+    going.append(RunEnd(status="SUCCESS"))
     assert [b.run_id for b in buffers.all()] == ["read"]
     clock.now += 299
     assert buffers.get("read") is read
@@ -75,7 +75,7 @@ async def test_an_end_nobody_stored_outlasts_an_api_outage_of_an_hour() -> None:
     buffers = RunBuffers(retention_s=BridgeSettings().run_retention_s, clock=clock)
     buffer = buffers.open("run", "s")
     buffer.append(AnswerDelta(content="All of it"))
-    buffer.append(RunEnd(status="success", final_text="All of it"))
+    buffer.append(RunEnd(status="SUCCESS", final_text="All of it"))
     clock.now += 3600
     buffers.prune()
     assert [b.run_id for b in buffers.all()] == ["run"]

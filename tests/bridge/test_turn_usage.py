@@ -23,7 +23,7 @@ async def test_the_compaction_summariser_is_in_the_turns_usage(
         client, recorder.url, message, history=history, model=model(recorder.url, 64000)
     )
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     assert turn.result.compacted
     summaries = [
         r for r in recorder.posts("scripted") if "TURNS TO SUMMARIZE" in str(r.body["messages"])
@@ -31,8 +31,8 @@ async def test_the_compaction_summariser_is_in_the_turns_usage(
     assert len(summaries) == 1
     expected = estimate_prompt_tokens(summaries[0].body["messages"])
     usage = turn.result.usage
-    assert usage["summaryPromptTokens"] == expected
-    assert usage["summaryCompletionTokens"] > 0
+    assert usage.summary_prompt_tokens == expected
+    assert usage.summary_completion_tokens > 0
     turn_calls = len(recorder.posts("scripted")) - 1
-    assert usage["apiCalls"] == turn_calls + 1
-    assert usage["promptTokens"] >= 60000 + expected
+    assert usage.api_calls == turn_calls + 1
+    assert usage.prompt_tokens >= 60000 + expected

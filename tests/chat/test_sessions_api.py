@@ -199,7 +199,9 @@ async def test_detail_returns_the_active_branch_with_logs_and_versions(
 ) -> None:
     chat = new_session(database, "detail")
     user, first = conversation(database, chat, 1)
-    second = add(database, chat, user, "ASSISTANT", "second answer", usage_json='{"tokens": 3}')
+    second = add(
+        database, chat, user, "ASSISTANT", "second answer", usage_json='{"totalTokens": 3}'
+    )
     add_logs(
         database, second, ("thinking", "hmm", None, None), ("tool_call", "q", "search", {"a": 1})
     )
@@ -214,7 +216,7 @@ async def test_detail_returns_the_active_branch_with_logs_and_versions(
     assert reply["siblingIndex"] == 1
     assert reply["branchOrder"] == 1
     assert reply["isActive"] is True
-    assert reply["usage"] == {"tokens": 3}
+    assert reply["usage"] == {"totalTokens": 3}
     assert [log["seq"] for log in reply["logs"]] == [0, 1]
     assert reply["logs"][1] == {
         "seq": 1,

@@ -5,18 +5,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-from agentchat.events import RunEvent
+from agentchat.events import BusEvent
 
 TIMEOUT_S = 10.0
 
 
-async def collect(events: AsyncIterator[RunEvent], timeout: float = TIMEOUT_S) -> list[int]:
+async def collect(events: AsyncIterator[BusEvent], timeout: float = TIMEOUT_S) -> list[int]:
     """The ids of everything the iterator yields until it ends."""
     async with asyncio.timeout(timeout):
         return [event.id async for event in events]
 
 
-async def take(events: AsyncIterator[RunEvent], count: int) -> list[int]:
+async def take(events: AsyncIterator[BusEvent], count: int) -> list[int]:
     """The ids of the next `count` events."""
     async with asyncio.timeout(TIMEOUT_S):
         return [(await anext(events)).id for _ in range(count)]

@@ -133,9 +133,9 @@ def test_compaction_is_a_run_level_event_not_a_node_kind() -> None:
 
 
 def test_run_end_round_trips_the_bridge_wire() -> None:
-    end = c.RunEnd(status="stopped", final_text="partial", usage={"apiCalls": 1})
+    end = c.RunEnd(status="STOPPED", final_text="partial", usage={"apiCalls": 1})
     assert c.decode("run_end", end.wire_json()) == end
-    assert c.decode("run_end", '{"status": "success"}') == c.RunEnd(status="success")
+    assert c.decode("run_end", '{"status": "success"}') == c.RunEnd(status="SUCCESS")
 
 
 def test_rewritten_masks_text_anywhere_in_the_event() -> None:

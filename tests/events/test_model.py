@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from agentchat.events import TERMINAL_EVENTS, RunEvent, RunFinished, encode_many, encode_sse
+from agentchat.events import TERMINAL_EVENTS, BusEvent, RunFinished, encode_many, encode_sse
 from agentchat.events.model import check_terminal_last
 
 
 def test_encode_sse_writes_id_event_and_one_compact_data_line() -> None:
-    event = RunEvent(3, "node_stream", {"runId": "r", "kind": "answer_delta", "content": "hi"})
+    event = BusEvent(3, "node_stream", {"runId": "r", "kind": "answer_delta", "content": "hi"})
     assert encode_sse(event) == (
         b'id: 3\nevent: node_stream\ndata: {"runId":"r","kind":"answer_delta","content":"hi"}\n\n'
     )
@@ -19,7 +19,7 @@ def test_encode_sse_writes_id_event_and_one_compact_data_line() -> None:
 
 def test_newlines_and_unicode_stay_on_one_data_line() -> None:
     data = {"content": "line one\nline two\r\n\u4f60\u597d"}
-    frame = encode_sse(RunEvent(1, "node_stream", data)).decode()
+    frame = encode_sse(BusEvent(1, "node_stream", data)).decode()
     lines = frame.split("\n")
     assert lines[:2] == ["id: 1", "event: node_stream"]
     assert lines[2].startswith("data: ") and lines[3:] == ["", ""]
@@ -28,15 +28,15 @@ def test_newlines_and_unicode_stay_on_one_data_line() -> None:
 
 
 def test_encode_many_joins_frames_in_order() -> None:
-    events = [RunEvent(i, "node_stream", {"n": i}) for i in (1, 2, 3)]
+    events = [BusEvent(i, "node_stream", {"n": i}) for i in (1, 2, 3)]
     assert encode_many(events) == b"".join(encode_sse(e) for e in events)
     assert encode_many([]) == b""
 
 
 def test_terminal_events() -> None:
     assert frozenset({"workflow_complete", "workflow_error"}) == TERMINAL_EVENTS
-    assert RunEvent(1, "workflow_error", {}).is_terminal
-    assert not RunEvent(1, "context_compacted", {}).is_terminal
+    assert BusEvent(1, "workflow_error", {}).is_terminal
+    assert not BusEvent(1, "context_compacted", {}).is_terminal
 
 
 def test_a_terminal_event_may_only_end_a_batch() -> None:

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentchat.events.model import RunEvent, encode_sse
+from agentchat.events.model import BusEvent, encode_sse
 from agentchat.protocol.sse import aparse_chunks, parse_text
 
 BODY = (
@@ -35,10 +35,10 @@ async def test_any_chunking_reads_the_same_messages(cuts: list[int]) -> None:
 
 
 async def test_a_shared_encoding_is_the_same_frame() -> None:
-    event = RunEvent(4, "node_stream", {"runId": "r", "content": "é"})
+    event = BusEvent(4, "node_stream", {"runId": "r", "content": "é"})
     assert (
         encode_sse(event)
         == encode_sse(event)
         == (b'id: 4\nevent: node_stream\ndata: {"runId":"r","content":"\xc3\xa9"}\n\n')
     )
-    assert event.raw is not None and event == RunEvent(4, "node_stream", event.data)
+    assert event.raw is not None and event == BusEvent(4, "node_stream", event.data)

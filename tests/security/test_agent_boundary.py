@@ -100,7 +100,7 @@ def _tool(name: str, args: dict[str, object]) -> str:
 
 
 def _answer(turn: Turn) -> str:
-    assert turn.result is not None and turn.result.status == "success", turn.result
+    assert turn.result is not None and turn.result.status == "SUCCESS", turn.result
     return turn.result.final_text
 
 
@@ -213,7 +213,7 @@ async def test_a_preloaded_skill_that_links_out_is_refused(
         default_client, scripted_model, "#system-contains TOP-SECRET", skills=["innocent"]
     )
     assert turn.result is not None
-    assert turn.result.status != "success" or turn.result.final_text == "SYSTEM CONTAINS: no"
+    assert turn.result.status != "SUCCESS" or turn.result.final_text == "SYSTEM CONTAINS: no"
     assert "TOP-SECRET-KEY-FILE" not in json.dumps(turn.result.model_dump())
 
 
@@ -339,7 +339,7 @@ async def test_a_run_error_echoes_no_html_page_of_the_endpoint(
         turn = await run_turn(
             default_client, url, "hi", session="html-error", model=model(f"{url}/v1")
         )
-    assert turn.result is not None and turn.result.status == "failed"
+    assert turn.result is not None and turn.result.status == "FAILED"
     error = turn.result.error or ""
     assert "Jenkins" not in error and "4711" not in error
     assert 0 < len(error) <= 301

@@ -55,7 +55,7 @@ async def client(stack: LocalStack) -> AsyncIterator[BridgeClient]:
 
 
 def _answer(turn: Turn) -> str:
-    assert turn.result is not None and turn.result.status == "success", turn.result
+    assert turn.result is not None and turn.result.status == "SUCCESS", turn.result
     return turn.result.final_text
 
 
@@ -98,6 +98,6 @@ async def test_a_failed_model_call_leaves_no_request_dump(
 ) -> None:
     assert stack.scripted_url
     turn = await run_turn(client, stack.scripted_url, "secret plans\n#fail 400", session="dump")
-    assert turn.result is not None and turn.result.status == "failed"
+    assert turn.result is not None and turn.result.status == "FAILED"
     home = stack.settings.resolved_hermes_home
     assert list(home.rglob("request_dump_*")) == []

@@ -142,7 +142,7 @@ async def _assert_denied_turn_reaches_nothing(
     base_url = f"http://{loopback_name()}:{port}/v1"
     before = len(hits)
     turn = await _turn(bridge, base_url, modelHosts={"deny": DENY})
-    assert turn.result is not None and turn.result.status == "failed", turn.result
+    assert turn.result is not None and turn.result.status == "FAILED", turn.result
     assert SECRET not in str(turn.result.model_dump())
     assert "resolves to 127." in (turn.result.error or "")  # the page says why
     assert len(hits) == before

@@ -830,10 +830,7 @@ export interface components {
         MemoryFile: {
             /** Content */
             content: string;
-            /**
-             * Entries
-             * @default []
-             */
+            /** Entries */
             entries: string[];
             /**
              * Chars
@@ -902,8 +899,7 @@ export interface components {
             createdAt: string;
             /** Completedat */
             completedAt: string | null;
-            /** Usage */
-            usage: unknown;
+            usage: components["schemas"]["Usage"] | null;
             /** Logs */
             logs: components["schemas"]["LogPublic"][];
         };
@@ -1547,6 +1543,84 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** Usage */
+        Usage: {
+            /**
+             * Prompttokens
+             * @default 0
+             */
+            promptTokens?: number;
+            /**
+             * Completiontokens
+             * @default 0
+             */
+            completionTokens?: number;
+            /**
+             * Totaltokens
+             * @default 0
+             */
+            totalTokens?: number;
+            /**
+             * Inputtokens
+             * @default 0
+             */
+            inputTokens?: number;
+            /**
+             * Outputtokens
+             * @default 0
+             */
+            outputTokens?: number;
+            /**
+             * Reasoningtokens
+             * @default 0
+             */
+            reasoningTokens?: number;
+            /**
+             * Cachereadtokens
+             * @default 0
+             */
+            cacheReadTokens?: number;
+            /**
+             * Cachewritetokens
+             * @default 0
+             */
+            cacheWriteTokens?: number;
+            /**
+             * Apicalls
+             * @default 0
+             */
+            apiCalls?: number;
+            /**
+             * Summaryprompttokens
+             * @default 0
+             */
+            summaryPromptTokens?: number;
+            /**
+             * Summarycompletiontokens
+             * @default 0
+             */
+            summaryCompletionTokens?: number;
+            /**
+             * Estimatedprompttokens
+             * @default 0
+             */
+            estimatedPromptTokens?: number;
+            /**
+             * Estimatedcompletiontokens
+             * @default 0
+             */
+            estimatedCompletionTokens?: number;
+            /**
+             * Contexttokens
+             * @default 0
+             */
+            contextTokens?: number;
+            /**
+             * Contextlength
+             * @default 0
+             */
+            contextLength?: number;
+        };
         /**
          * UsageTotals
          * @description Sums over the turns that reported usage; `turns` is how many did.
@@ -1649,10 +1723,7 @@ export interface components {
             messageId: number;
             /** Finaltext */
             finalText: string;
-            /** Usage */
-            usage?: {
-                [key: string]: unknown;
-            } | null;
+            usage?: components["schemas"]["Usage"] | null;
         } & {
             [key: string]: unknown;
         };

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, TypeVar
 
 import httpx
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from agentchat.bridge.address import async_client
 from agentchat.bridge.stream_http import ConnectFailed, ReadTimedOut, StreamError, open_stream
+from agentchat.protocol.bridge_api import HeldRun, MemoryView, RunRequest
 from agentchat.protocol.clean_events import clean_model
 from agentchat.protocol.events import (
     BridgeEvent,
@@ -27,26 +27,9 @@ from agentchat.protocol.events import (
 from agentchat.protocol.sse import aparse_chunks, dump_json
 
 BridgeResult = RunEnd  # the turn's end, as the bridge sent it
-RunState = Literal["running", "waiting", "ended"]
-
-
-@dataclass(frozen=True)
-class HeldRun:
-    """A run a bridge holds (`GET /runs`)."""
-
-    run_id: str
-    session_id: str
-    state: RunState
-    last_event_id: int
-
-    @classmethod
-    def from_wire(cls, item: dict[str, Any]) -> HeldRun:
-        return cls(
-            run_id=str(item["runId"]),
-            session_id=str(item.get("sessionId", "")),
-            state=item.get("state", "running"),
-            last_event_id=int(item.get("lastEventId", 0)),
-        )
+T = TypeVar("T")
+_HELD_RUNS = TypeAdapter(list[HeldRun])
+_MEMORY = TypeAdapter(MemoryView)
 
 
 class BridgeUnavailable(Exception):
@@ -91,7 +74,7 @@ class BridgeClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def run(self, request: dict[str, Any]) -> AsyncGenerator[BridgeEvent, None]:
+    async def run(self, request: RunRequest) -> AsyncGenerator[BridgeEvent, None]:
         """Stream one turn: its typed events as the bridge sent them, `RunEnd` last, each
         tagged with its bridge event id (`event.event_id`).
 
@@ -99,7 +82,7 @@ class BridgeClient:
         event, or ends without `run_end`. Closing the iterator early closes the connection;
         the turn goes on in the bridge (`follow` reads it again, `abort` stops it).
         """
-        async for event in self._events("POST", "/run", request):
+        async for event in self._events("POST", "/run", request.wire()):
             yield event
 
     async def follow(self, run_id: str, after: int = 0) -> AsyncGenerator[BridgeEvent, None]:
@@ -110,7 +93,7 @@ class BridgeClient:
 
     async def runs(self) -> list[HeldRun]:
         """The runs the bridge holds (going, waiting on a clarify, or ended and not read)."""
-        return [HeldRun.from_wire(item) for item in await self._call("GET", "/runs")]
+        return _typed(_HELD_RUNS, await self._call("GET", "/runs"))
 
     async def _events(
         self, method: str, path: str, body: dict[str, Any] | None = None
@@ -164,17 +147,17 @@ class BridgeClient:
     async def reset(self, session_id: str) -> None:
         await self._call("POST", f"/sessions/{session_id}/reset")
 
-    async def get_memory(self, session_id: str) -> dict[str, Any]:
-        return await self._call("GET", f"/sessions/{session_id}/memory")
+    async def get_memory(self, session_id: str) -> MemoryView:
+        return _typed(_MEMORY, await self._call("GET", f"/sessions/{session_id}/memory"))
 
     async def put_memory(
         self,
         session_id: str,
         memory: str | list[str] | None = None,
         user: str | list[str] | None = None,
-    ) -> dict[str, Any]:
+    ) -> MemoryView:
         body = {k: v for k, v in {"memory": memory, "user": user}.items() if v is not None}
-        return await self._call("PUT", f"/sessions/{session_id}/memory", body)
+        return _typed(_MEMORY, await self._call("PUT", f"/sessions/{session_id}/memory", body))
 
     async def health(self) -> dict[str, Any]:
         return await self._call("GET", "/health")
@@ -208,6 +191,14 @@ def _http_error(status: int, text: str) -> BridgeUnavailable:
     return BridgeUnavailable(
         f"the Hermes Bridge answered {status}: {message}", status_code=status, code=code
     )
+
+
+def _typed(adapter: TypeAdapter[T], body: Any) -> T:
+    """An answer of the bridge as the protocol's model (`BridgeUnavailable` when it is not)."""
+    try:
+        return adapter.validate_python(body)
+    except ValidationError as exc:
+        raise BridgeUnavailable(f"the bridge sent a malformed answer: {exc}") from exc
 
 
 def _decode(name: str, data: str) -> BridgeEvent | None:

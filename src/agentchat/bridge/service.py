@@ -30,13 +30,13 @@ from agentchat.protocol.bridge_api import (
     Ack,
     ClarifyAnswer,
     HeldRun,
-    RunEnd,
     RunRequest,
     SteerMessage,
 )
 from agentchat.protocol.context_length import DEFAULT_CONTEXT_LENGTH
 from agentchat.protocol.errors import Conflict, NotFound, ServiceUnavailable
-from agentchat.protocol.events import Steered
+from agentchat.protocol.events import RunEnd, Steered
+from agentchat.protocol.status import RunStatus
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ class BridgeService:
         try:
             end = future.result()
         except BaseException as exc:
-            end = RunEnd(status="failed", error=f"{type(exc).__name__}: {exc}")
+            end = RunEnd(status=RunStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
         handle.end(end)
         self.runs.remove(handle.run_id)
         self.heap.turn_ended()

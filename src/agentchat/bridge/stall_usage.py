@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentchat.bridge.continuations import is_nudge
+from agentchat.protocol.usage import Usage
 
 # (messages sent, system prompt, tool schemas) -> tokens of that request; text -> tokens
 RequestTokens = Callable[[list[dict[str, Any]], str, list[dict[str, Any]] | None], int]
@@ -36,13 +37,13 @@ def cut_attempts(messages: list[dict[str, Any]]) -> list[tuple[list[dict[str, An
 
 
 def with_estimates(
-    usage: dict[str, int],
+    usage: Usage,
     messages: list[dict[str, Any]],
     system_prompt: str,
     tools: list[dict[str, Any]] | None,
     request_tokens: RequestTokens,
     text_tokens: TextTokens,
-) -> dict[str, int]:
+) -> Usage:
     """`usage` with the cut-off attempts of `messages` (the whole conversation hermes
     returned) estimated and counted."""
     attempts = cut_attempts(messages)
@@ -50,15 +51,6 @@ def with_estimates(
         return usage
     prompt = sum(request_tokens(sent, system_prompt, tools) for sent, _ in attempts)
     completion = sum(text_tokens(partial) for _, partial in attempts)
-    counted = dict(usage)
-    for key, add in (
-        ("promptTokens", prompt),
-        ("inputTokens", prompt),
-        ("completionTokens", completion),
-        ("outputTokens", completion),
-        ("totalTokens", prompt + completion),
-    ):
-        counted[key] = counted.get(key, 0) + add
-    counted["estimatedPromptTokens"] = prompt
-    counted["estimatedCompletionTokens"] = completion
-    return counted
+    return usage.counted(prompt=prompt, completion=completion).model_copy(
+        update={"estimated_prompt_tokens": prompt, "estimated_completion_tokens": completion}
+    )

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from agentchat.protocol.usage import Usage
+
 _local = threading.local()
 _install_lock = threading.Lock()
 
@@ -70,18 +72,14 @@ def _tokens(usage: Any, *names: str) -> int:
     return 0
 
 
-def with_summary(usage: dict[str, int], meter: SummaryUsage) -> dict[str, int]:
+def with_summary(usage: Usage, meter: SummaryUsage) -> Usage:
     """The turn's usage with the summariser's calls added to the totals and shown apart."""
-    merged = dict(usage)
-    merged["summaryPromptTokens"] = meter.prompt_tokens
-    merged["summaryCompletionTokens"] = meter.completion_tokens
-    for key, extra in (
-        ("promptTokens", meter.prompt_tokens),
-        ("inputTokens", meter.prompt_tokens),
-        ("completionTokens", meter.completion_tokens),
-        ("outputTokens", meter.completion_tokens),
-        ("totalTokens", meter.prompt_tokens + meter.completion_tokens),
-        ("apiCalls", meter.calls),
-    ):
-        merged[key] = merged.get(key, 0) + extra
-    return merged
+    counted = usage.counted(
+        prompt=meter.prompt_tokens, completion=meter.completion_tokens, calls=meter.calls
+    )
+    return counted.model_copy(
+        update={
+            "summary_prompt_tokens": meter.prompt_tokens,
+            "summary_completion_tokens": meter.completion_tokens,
+        }
+    )

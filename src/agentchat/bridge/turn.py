@@ -23,23 +23,27 @@ from agentchat.bridge.pool import AgentPool, pool_key
 from agentchat.bridge.runs import RunHandle
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.bridge.translate import TurnTranslator
-from agentchat.protocol.bridge_api import ModelConfig, RunEnd, RunRequest
+from agentchat.protocol.bridge_api import ModelConfig, RunRequest
 from agentchat.protocol.context_length import MIN_CONTEXT_LENGTH
+from agentchat.protocol.events import RunEnd
 from agentchat.protocol.host_policy import HostPolicy
+from agentchat.protocol.status import RunStatus
+from agentchat.protocol.usage import Usage
 
 log = logging.getLogger(__name__)
 
-_USAGE_FIELDS = {
-    "promptTokens": "session_prompt_tokens",
-    "completionTokens": "session_completion_tokens",
-    "totalTokens": "session_total_tokens",
-    "inputTokens": "session_input_tokens",
-    "outputTokens": "session_output_tokens",
-    "cacheReadTokens": "session_cache_read_tokens",
-    "cacheWriteTokens": "session_cache_write_tokens",
-    "reasoningTokens": "session_reasoning_tokens",
-    "apiCalls": "session_api_calls",
-}
+# hermes' counters of an agent, named `session_<field>` after our usage fields.
+_HERMES_COUNTED = (
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+    "api_calls",
+)
 _LOCK_POLL_S = 0.2
 
 
@@ -70,7 +74,7 @@ class TurnRunner:
         with self._pool.turn_lock(request.session_id) as lock:
             while not lock.acquire(timeout=_LOCK_POLL_S):
                 if handle.aborted:
-                    return RunEnd(status="stopped")
+                    return RunEnd(status=RunStatus.STOPPED)
             try:
                 return self._run_guarded(handle, request)
             finally:
@@ -87,7 +91,7 @@ class TurnRunner:
         except Exception as exc:
             log.exception("run %s failed", request.run_id)
             return RunEnd(
-                status="failed", error=policy.public_error(f"{type(exc).__name__}: {exc}")
+                status=RunStatus.FAILED, error=policy.public_error(f"{type(exc).__name__}: {exc}")
             )
 
     def _run_locked(self, handle: RunHandle, request: RunRequest) -> RunEnd:
@@ -107,7 +111,7 @@ class TurnRunner:
         try:
             task_id = self._prepare(slot, request)
             if not handle.attach(slot.agent):
-                return RunEnd(status="stopped")
+                return RunEnd(status=RunStatus.STOPPED)
             before = _usage_snapshot(slot.agent)
             session_key = slot.agent.session_id
             approval.ask_on_this_thread(session_key, translator.on_approval)
@@ -174,7 +178,7 @@ class TurnRunner:
         request: RunRequest,
         translator: TurnTranslator,
         result: dict[str, Any],
-        before: dict[str, int],
+        before: Usage,
         slot: AgentSlot,
     ) -> RunEnd:
         reasoning = str(result.get("last_reasoning") or "").strip()
@@ -189,14 +193,19 @@ class TurnRunner:
         final_text = str(result.get("final_response") or "")
         if folded and final_text:
             final_text = continuations.answer_of(kept)
-        usage = _usage_delta(before, _usage_snapshot(slot.agent))
-        usage["apiCalls"] += folded  # hermes does not count an attempt cut off mid-stream
+        usage = _usage_snapshot(slot.agent).since(before)
+        # hermes does not count an attempt cut off mid-stream
+        usage = usage.counted(calls=folded)
         if folded:
             usage = _with_cut_attempts(usage, raw, slot.agent)
-        usage["contextTokens"] = int(result.get("last_prompt_tokens") or 0)
-        usage["contextLength"] = int(slot.agent.context_compressor.context_length or 0)
+        usage = usage.model_copy(
+            update={
+                "context_tokens": int(result.get("last_prompt_tokens") or 0),
+                "context_length": int(slot.agent.context_compressor.context_length or 0),
+            }
+        )
         end = RunEnd(
-            status="success",
+            status=RunStatus.SUCCESS,
             final_text=final_text,
             usage=usage,
             messages=kept,
@@ -207,7 +216,7 @@ class TurnRunner:
             return _failed(end, silence.gave_up_error(watch.limit_s), translator)
         if handle.aborted or result.get("interrupted"):
             return end.model_copy(
-                update={"status": "stopped", "final_text": translator.streamed_answer}
+                update={"status": RunStatus.STOPPED, "final_text": translator.streamed_answer}
             )
         if result.get("failed"):
             error = policy.public_error(
@@ -220,7 +229,7 @@ class TurnRunner:
 
 def _failed(end: RunEnd, error: str, translator: TurnTranslator) -> RunEnd:
     """The turn as failed, with the answer text the page was shown (not hermes' own words)."""
-    update = {"status": "failed", "error": error, "final_text": translator.streamed_answer}
+    update = {"status": RunStatus.FAILED, "error": error, "final_text": translator.streamed_answer}
     return end.model_copy(update=update)
 
 
@@ -249,7 +258,7 @@ def _agent_identity(spec: ModelSpec, toolsets: list[str]) -> str:
     return "|".join([*parts, behind, key_hash])
 
 
-def _with_cut_attempts(usage: dict[str, int], raw: list[dict], agent: Any) -> dict[str, int]:
+def _with_cut_attempts(usage: Usage, raw: list[dict], agent: Any) -> Usage:
     return stall_usage.with_estimates(
         usage,
         raw,
@@ -260,9 +269,7 @@ def _with_cut_attempts(usage: dict[str, int], raw: list[dict], agent: Any) -> di
     )
 
 
-def _usage_snapshot(agent: Any) -> dict[str, int]:
-    return {key: int(getattr(agent, attr, 0) or 0) for key, attr in _USAGE_FIELDS.items()}
-
-
-def _usage_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
-    return {key: max(after[key] - before.get(key, 0), 0) for key in after}
+def _usage_snapshot(agent: Any) -> Usage:
+    return Usage.model_validate(
+        {name: int(getattr(agent, f"session_{name}", 0) or 0) for name in _HERMES_COUNTED}
+    )

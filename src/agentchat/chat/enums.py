@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from agentchat.protocol.status import RunStatus
+
 
 class MessageRole(StrEnum):
     USER = "USER"
@@ -15,6 +17,7 @@ class MessageRole(StrEnum):
     SYSTEM = "SYSTEM"
 
 
+# An answer's statuses are the run's (`protocol.status.RunStatus`, the same values).
 class MessageStatus(StrEnum):
     SENT = "SENT"  # a USER message
     RUNNING = "RUNNING"  # an ASSISTANT message: RUNNING, then one terminal status
@@ -28,15 +31,7 @@ class MessageStatus(StrEnum):
 
 STATUSES_OF: dict[MessageRole, frozenset[MessageStatus]] = {
     MessageRole.USER: frozenset({MessageStatus.SENT}),
-    MessageRole.ASSISTANT: frozenset(
-        {
-            MessageStatus.RUNNING,
-            MessageStatus.SUCCESS,
-            MessageStatus.FAILED,
-            MessageStatus.STOPPED,
-            MessageStatus.INTERRUPTED,
-        }
-    ),
+    MessageRole.ASSISTANT: frozenset(MessageStatus(status) for status in RunStatus),
     MessageRole.SYSTEM: frozenset({MessageStatus.SUMMARY, MessageStatus.RESET}),
 }
 FIRST_STATUS: dict[MessageRole, MessageStatus] = {

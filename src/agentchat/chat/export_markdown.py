@@ -14,20 +14,26 @@ from datetime import datetime
 from typing import Any
 
 from agentchat.chat.agent_log import Clarify, Step, Thinking, Todos, ToolCall, agent_steps
+from agentchat.chat.enums import MessageRole, MessageStatus
 from agentchat.chat.markdown_reshape import reshape
 from agentchat.chat.markdown_safe import fence_for, safe_inline, safe_markdown
 from agentchat.chat.schemas import MessagePublic
 from agentchat.core.clock import iso
+from agentchat.protocol.status import RunStatus
 
 RESULT_CHARS = 2_000
 ARGS_CHARS = 4_000
-ROLE_TITLES = {"USER": "User", "ASSISTANT": "Assistant", "SYSTEM": "System"}
-STATUS_WORDS = {
-    "SUCCESS": "completed",
-    "FAILED": "failed",
-    "STOPPED": "stopped",
-    "INTERRUPTED": "interrupted by a server restart",
-    "RUNNING": "still running when exported",
+ROLE_TITLES = {
+    MessageRole.USER: "User",
+    MessageRole.ASSISTANT: "Assistant",
+    MessageRole.SYSTEM: "System",
+}
+STATUS_WORDS: dict[str, str] = {
+    RunStatus.SUCCESS: "completed",
+    RunStatus.FAILED: "failed",
+    RunStatus.STOPPED: "stopped",
+    RunStatus.INTERRUPTED: "interrupted by a server restart",
+    RunStatus.RUNNING: "still running when exported",
 }
 TODO_NOTES = {"in_progress": " _(in progress)_", "cancelled": " _(cancelled)_"}
 
@@ -45,7 +51,7 @@ def message_markdown(
     for step in agent_steps(message.logs):
         lines.extend(_step(step))
     if message.content:
-        typed = message.role == "USER"
+        typed = message.role == MessageRole.USER
         lines.extend([safe_markdown(reshape(message.content, keep_line_breaks=typed)), ""])
     if message.error:
         lines.extend([f"> **Error:** {safe_inline(message.error)}", ""])
@@ -54,9 +60,9 @@ def message_markdown(
 
 def _heading(message: MessagePublic, tree_view: bool, on_active_branch: bool) -> str:
     title = ROLE_TITLES.get(message.role, message.role.title())
-    if message.role == "SYSTEM":
-        title = "Context reset" if message.status == "RESET" else "Context summary"
-    elif message.role == "ASSISTANT" and message.status != "SUCCESS":
+    if message.role == MessageRole.SYSTEM:
+        title = "Context reset" if message.status == MessageStatus.RESET else "Context summary"
+    elif message.role == MessageRole.ASSISTANT and message.status != RunStatus.SUCCESS:
         title += f" ({message.status.lower()})"
     if not tree_view:
         return title
@@ -68,11 +74,11 @@ def _heading(message: MessagePublic, tree_view: bool, on_active_branch: bool) ->
 
 def _byline(message: MessagePublic) -> str:
     parts = [iso(message.created_at) or ""]
-    if message.role == "ASSISTANT":
+    if message.role == MessageRole.ASSISTANT:
         parts.append(f"status: {STATUS_WORDS.get(message.status, message.status.lower())}")
         parts.extend(_took(message.created_at, message.completed_at))
-        tokens = message.usage.get("totalTokens") if isinstance(message.usage, dict) else None
-        if isinstance(tokens, int):
+        tokens = message.usage.total_tokens if message.usage else None
+        if tokens:
             parts.append(f"{tokens:,} tokens")
     return " · ".join(parts)
 

@@ -33,6 +33,7 @@ from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
 from agentchat.chat.tree import active_branch
 from agentchat.core.packed_text import readable
 from agentchat.events.log_lines import stored_line_fields
+from agentchat.protocol.usage import usage_from_json
 
 Position = tuple[int, int]  # (sibling count, 0-based index by branch_order)
 # A leaf that is a reset divider, under an answer stopped before its first word, under the
@@ -164,7 +165,7 @@ def message_public(
         error=message.error,
         created_at=message.created_at,
         completed_at=message.completed_at,
-        usage=parse_json(message.usage_json),
+        usage=usage_from_json(message.usage_json),
         logs=logs,
     )
 

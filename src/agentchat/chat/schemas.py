@@ -12,6 +12,7 @@ from agentchat.core.clock import iso
 from agentchat.events.log_lines import StoredMeta
 from agentchat.protocol.camel import CamelModel
 from agentchat.protocol.events import NodeKind
+from agentchat.protocol.usage import Usage
 
 MAX_CONTENT_CHARS = 100_000
 MAX_TITLE_CHARS = 255
@@ -128,7 +129,7 @@ class MessagePublic(CamelModel):
     error: str | None
     created_at: UtcDateTime
     completed_at: UtcDateTime | None
-    usage: Any = None
+    usage: Usage | None = None
     logs: list[LogPublic] = Field(default_factory=list)
 
 

@@ -9,7 +9,7 @@ from agentchat.events.memory import MemoryEventBus
 from agentchat.events.model import (
     TERMINAL_EVENTS,
     BusClosed,
-    RunEvent,
+    BusEvent,
     RunFinished,
     StreamInterrupted,
     SubscriberLagged,
@@ -22,10 +22,10 @@ from agentchat.events.redis_bus import RedisEventBus
 __all__ = [
     "TERMINAL_EVENTS",
     "BusClosed",
+    "BusEvent",
     "EventBus",
     "MemoryEventBus",
     "RedisEventBus",
-    "RunEvent",
     "RunFinished",
     "StreamInterrupted",
     "SubscriberLagged",

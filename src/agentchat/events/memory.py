@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentchat.events.model import RunEvent, RunFinished, UnknownRun, check_terminal_last
+from agentchat.events.model import BusEvent, RunFinished, UnknownRun, check_terminal_last
 from agentchat.events.subscription import DEFAULT_QUEUE_SIZE, Subscription, follow
 
 REPLAY_YIELD_EVERY = 100
@@ -19,7 +19,7 @@ REPLAY_YIELD_EVERY = 100
 class _Run:
     run_id: str
     meta: dict[str, Any]
-    history: list[RunEvent] = field(default_factory=list)
+    history: list[BusEvent] = field(default_factory=list)
     subscribers: set[Subscription] = field(default_factory=set)
     finished: bool = False
 
@@ -50,20 +50,20 @@ class MemoryEventBus:
         else:
             run.meta = dict(meta)
 
-    async def publish(self, run_id: str, event: str, data: dict[str, Any]) -> RunEvent:
+    async def publish(self, run_id: str, event: str, data: dict[str, Any]) -> BusEvent:
         return self._append(self._open_run(run_id), event, data)
 
     async def publish_many(
         self, run_id: str, items: list[tuple[str, dict[str, Any]]]
-    ) -> list[RunEvent]:
+    ) -> list[BusEvent]:
         run = self._open_run(run_id)
         check_terminal_last(items)
         return [self._append(run, event, data) for event, data in items]
 
-    def subscribe(self, run_id: str, last_event_id: int = 0) -> AsyncIterator[RunEvent]:
+    def subscribe(self, run_id: str, last_event_id: int = 0) -> AsyncIterator[BusEvent]:
         return self._subscribe(run_id, max(last_event_id, 0))
 
-    async def history(self, run_id: str, after: int = 0) -> list[RunEvent]:
+    async def history(self, run_id: str, after: int = 0) -> list[BusEvent]:
         return self._known_run(run_id).history[max(after, 0) :]
 
     async def is_known(self, run_id: str) -> bool:
@@ -90,7 +90,7 @@ class MemoryEventBus:
         run = self._runs.get(run_id)
         return 0 if run is None else len(run.subscribers)
 
-    async def _subscribe(self, run_id: str, after: int) -> AsyncIterator[RunEvent]:
+    async def _subscribe(self, run_id: str, after: int) -> AsyncIterator[BusEvent]:
         run = self._known_run(run_id)
         sub = Subscription(self._queue_size)
         if run.finished:
@@ -112,10 +112,10 @@ class MemoryEventBus:
         finally:
             run.subscribers.discard(sub)
 
-    def _append(self, run: _Run, event: str, data: dict[str, Any]) -> RunEvent:
+    def _append(self, run: _Run, event: str, data: dict[str, Any]) -> BusEvent:
         if run.finished:
             raise RunFinished("the run has already finished")
-        item = RunEvent(len(run.history) + 1, event, data)
+        item = BusEvent(len(run.history) + 1, event, data)
         run.history.append(item)
         lagging = [sub for sub in run.subscribers if not sub.offer(item)]
         run.subscribers.difference_update(lagging)

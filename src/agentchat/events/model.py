@@ -1,4 +1,4 @@
-"""The run event model, its SSE encoding and the errors every bus raises."""
+"""The event a bus carries (`BusEvent`), its SSE encoding and the errors every bus raises."""
 
 from __future__ import annotations
 
@@ -11,8 +11,11 @@ from agentchat.protocol.sse import dump_json, frame
 
 
 @dataclass(frozen=True, slots=True)
-class RunEvent:
-    """One event of a run; `id` counts from 1 within the run.
+class BusEvent:
+    """One event of a run as the bus carries it: its SSE name (`EVENT` of a contract model) and
+    its JSON body (`wire()`), not the typed model (a bus stores and relays bodies; `/state` and
+    the recovery read them back with `protocol.events.from_wire`). `id` counts from 1 within
+    the run.
 
     `raw` is `data` as JSON, encoded once (by whoever has it already, or on first use) and
     shared by every subscriber and stream that sends the event."""
@@ -32,12 +35,12 @@ class RunEvent:
         return self.raw  # type: ignore[return-value]
 
 
-def encode_sse(event: RunEvent) -> bytes:
+def encode_sse(event: BusEvent) -> bytes:
     """`id: N`, `event: NAME`, one `data:` line, blank line."""
     return frame(event.event, event.data_json(), event.id)
 
 
-def encode_many(events: Iterable[RunEvent]) -> bytes:
+def encode_many(events: Iterable[BusEvent]) -> bytes:
     """Several events joined, for one socket write."""
     return b"".join(encode_sse(e) for e in events)
 

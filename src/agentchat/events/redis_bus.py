@@ -13,7 +13,7 @@ from redis.exceptions import ResponseError
 
 from agentchat.events.model import (
     TERMINAL_EVENTS,
-    RunEvent,
+    BusEvent,
     RunFinished,
     UnknownRun,
     check_terminal_last,
@@ -91,28 +91,28 @@ class RedisEventBus:
             pipe.pexpire(key, self._live_ttl_ms)
             await pipe.execute()
 
-    async def publish(self, run_id: str, event: str, data: dict[str, Any]) -> RunEvent:
+    async def publish(self, run_id: str, event: str, data: dict[str, Any]) -> BusEvent:
         (published,) = await self.publish_many(run_id, [(event, data)])
         return published
 
     async def publish_many(
         self, run_id: str, items: list[tuple[str, dict[str, Any]]]
-    ) -> list[RunEvent]:
+    ) -> list[BusEvent]:
         check_terminal_last(items)
         if not items:
             return []
         chunks = [items[i : i + PUBLISH_CHUNK] for i in range(0, len(items), PUBLISH_CHUNK)]
         firsts = await self._run_publish(run_id, [self._publish_args(c) for c in chunks])
         return [
-            RunEvent(first + i, event, data)
+            BusEvent(first + i, event, data)
             for first, chunk in zip(firsts, chunks, strict=True)
             for i, (event, data) in enumerate(chunk)
         ]
 
-    def subscribe(self, run_id: str, last_event_id: int = 0) -> AsyncIterator[RunEvent]:
+    def subscribe(self, run_id: str, last_event_id: int = 0) -> AsyncIterator[BusEvent]:
         return self._subscribe(run_id, max(last_event_id, 0))
 
-    async def history(self, run_id: str, after: int = 0) -> list[RunEvent]:
+    async def history(self, run_id: str, after: int = 0) -> list[BusEvent]:
         await self._require_known(run_id)
         key = stream_key(self._prefix, run_id)
         return [e async for _, e in self._range(key, (max(after, 0), 0)) if e is not None]
@@ -136,7 +136,7 @@ class RedisEventBus:
         await self._redis.aclose()
         await self._reader_redis.aclose()
 
-    async def _subscribe(self, run_id: str, after: int) -> AsyncIterator[RunEvent]:
+    async def _subscribe(self, run_id: str, after: int) -> AsyncIterator[BusEvent]:
         await self._require_known(run_id)
         key = stream_key(self._prefix, run_id)
         sub = Subscription(self._queue_size)
@@ -160,7 +160,7 @@ class RedisEventBus:
         finally:
             self._reader.detach(feed, sub)
 
-    async def _catch_up(self, key: str, feed: Feed, pos: _Position) -> AsyncIterator[RunEvent]:
+    async def _catch_up(self, key: str, feed: Feed, pos: _Position) -> AsyncIterator[BusEvent]:
         """Start the reader where the replay ended, or read up to where it already is."""
         if not pos.read_any:
             tip, ended = await self._tip(key)
@@ -175,7 +175,7 @@ class RedisEventBus:
 
     async def _replay(
         self, key: str, pos: _Position, until: StreamId | None
-    ) -> AsyncIterator[RunEvent]:
+    ) -> AsyncIterator[BusEvent]:
         async for sid, event in self._range(key, pos.entry, until):
             pos.entry, pos.read_any = sid, True
             if event is None:
@@ -189,7 +189,7 @@ class RedisEventBus:
 
     async def _range(
         self, key: str, after: StreamId, until: StreamId | None = None
-    ) -> AsyncIterator[tuple[StreamId, RunEvent | None]]:
+    ) -> AsyncIterator[tuple[StreamId, BusEvent | None]]:
         """Entries after `after` (exclusive) up to `until` (inclusive), in chunks."""
         high = "+" if until is None else format_id(until)
         while True:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentchat.events.model import RunEvent
+from agentchat.events.model import BusEvent
 from agentchat.protocol.sse import dump_json
 
 StreamId = tuple[int, int]
@@ -42,14 +42,14 @@ def encode_payload(event: str, data: dict[str, Any]) -> str:
     return f"{event} {dump_json(data)}"
 
 
-def decode_entry(sid: StreamId, fields: dict[bytes, bytes]) -> RunEvent | None:
+def decode_entry(sid: StreamId, fields: dict[bytes, bytes]) -> BusEvent | None:
     """The event stored at `sid`, or None for the finish marker."""
     payload = fields.get(b"v")
     if payload is None:
         return None
     event, _, data = payload.partition(b" ")
     raw = data.decode()  # kept: the streams send it as it is
-    return RunEvent(sid[0], event.decode(), json.loads(raw), raw)
+    return BusEvent(sid[0], event.decode(), json.loads(raw), raw)
 
 
 # KEYS: state, stream. ARGV: retention ms, live ttl ms, then (payload, terminal 0|1)*.

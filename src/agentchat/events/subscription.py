@@ -6,7 +6,7 @@ import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
 
-from agentchat.events.model import BusClosed, RunEvent, StreamInterrupted, SubscriberLagged
+from agentchat.events.model import BusClosed, BusEvent, StreamInterrupted, SubscriberLagged
 
 DEFAULT_QUEUE_SIZE = 10_000
 
@@ -21,7 +21,7 @@ class Subscription:
     __slots__ = ("_ended", "_error", "_items", "_maxsize", "_wakeup")
 
     def __init__(self, maxsize: int = DEFAULT_QUEUE_SIZE) -> None:
-        self._items: deque[RunEvent] = deque()
+        self._items: deque[BusEvent] = deque()
         self._maxsize = maxsize
         self._wakeup = asyncio.Event()
         self._ended = False
@@ -31,7 +31,7 @@ class Subscription:
     def open(self) -> bool:
         return not self._ended and self._error is None
 
-    def offer(self, event: RunEvent) -> bool:
+    def offer(self, event: BusEvent) -> bool:
         """Queue an event; False when the subscriber is gone (lagged or ended)."""
         if not self.open:
             return False
@@ -58,7 +58,7 @@ class Subscription:
         if self._error is not None:
             raise self._error
 
-    async def get(self) -> RunEvent | None:
+    async def get(self) -> BusEvent | None:
         """The next event, or None once ended and drained."""
         while True:
             if self._error is not None:
@@ -71,7 +71,7 @@ class Subscription:
             await self._wakeup.wait()
 
 
-async def follow(sub: Subscription, last_id: int) -> AsyncIterator[RunEvent]:
+async def follow(sub: Subscription, last_id: int) -> AsyncIterator[BusEvent]:
     """The live tail: events after `last_id`, once each, up to the terminal one."""
     while (event := await sub.get()) is not None:
         if event.id <= last_id:

@@ -1,37 +1,31 @@
-"""A resolved model as the Hermes Bridge's `model` object (docs/contracts.md)."""
+"""A resolved model as the Hermes Bridge's `model` object (`protocol.bridge_api.ModelConfig`)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from agentchat.models.service import ResolvedModel
+from agentchat.protocol.bridge_api import ModelConfig
 
 
-def bridge_model(model: ResolvedModel) -> dict[str, Any]:
+def bridge_model(model: ResolvedModel) -> ModelConfig:
     """`{baseUrl, apiKey, modelName, provider, contextLength, maxOutputTokens?, temperature?,
-    reasoningEffort?, fallback?}`: unset options are left out, so hermes keeps its defaults."""
-    wire: dict[str, Any] = {
-        "baseUrl": model.base_url,
-        "apiKey": model.api_key,
-        "modelName": model.model_name,
-        "provider": model.provider,
-        "contextLength": model.context_length,
-    }
+    reasoningEffort?, fallback?}`: unset options are left unset, so hermes keeps its defaults."""
     options = {
-        "maxOutputTokens": model.max_output_tokens,
+        "max_output_tokens": model.max_output_tokens,
         "temperature": model.temperature,
-        "reasoningEffort": model.reasoning_effort,
+        "reasoning_effort": model.reasoning_effort,
     }
-    wire.update({key: value for key, value in options.items() if value is not None})
-    if model.fallback is not None:
-        wire["fallback"] = bridge_model(model.fallback)
-    return wire
+    return ModelConfig(
+        base_url=model.base_url,
+        api_key=model.api_key,
+        model_name=model.model_name,
+        provider=model.provider,
+        context_length=model.context_length,
+        **{key: value for key, value in options.items() if value is not None},
+        **({"fallback": bridge_model(model.fallback)} if model.fallback is not None else {}),
+    )
 
 
-def wire_secrets(wire: dict[str, Any]) -> tuple[str, ...]:
+def model_secrets(model: ModelConfig) -> tuple[str, ...]:
     """Every API key in a bridge `model` object (its fallback's too)."""
-    keys = [str(wire.get("apiKey") or "")]
-    fallback = wire.get("fallback")
-    if isinstance(fallback, dict):
-        keys.extend(wire_secrets(fallback))
+    keys = [model.api_key, *(model_secrets(model.fallback) if model.fallback else ())]
     return tuple(key for key in keys if key)

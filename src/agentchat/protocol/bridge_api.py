@@ -1,16 +1,15 @@
-"""The Hermes Bridge wire format (see docs/contracts.md, "Hermes Bridge protocol")."""
+"""What the Hermes Bridge accepts and answers besides the event stream (docs/contracts.md,
+"Hermes Bridge protocol"): a turn's request, a clarify answer, a steer, the memory files, the
+runs it holds."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
 from agentchat.protocol.camel import CamelModel
-from agentchat.protocol.events import BridgeRunStatus as RunStatus
-from agentchat.protocol.events import RunEnd
-
-__all__ = ["RunEnd", "RunStatus"]
+from agentchat.protocol.status import HeldState
 
 
 class ModelConfig(CamelModel):
@@ -53,6 +52,11 @@ class RunRequest(CamelModel):
     approvals: list[str] = Field(default_factory=list, max_length=200)
     model_hosts: ModelHosts = Field(default_factory=ModelHosts)
 
+    def wire(self) -> dict[str, Any]:
+        """The JSON body the API sends: the fields it set (the bridge keeps its defaults for
+        the others)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
 
 class ClarifyAnswer(CamelModel):
     clarify_id: str
@@ -65,9 +69,9 @@ class SteerMessage(CamelModel):
 
 class MemoryFile(CamelModel):
     content: str
-    entries: list[str]
-    chars: int
-    char_limit: int
+    entries: list[str] = Field(default_factory=list)
+    chars: int = 0
+    char_limit: int = 0
 
 
 class MemoryView(CamelModel):
@@ -93,5 +97,5 @@ class HeldRun(CamelModel):
 
     run_id: str
     session_id: str
-    state: Literal["running", "waiting", "ended"]
+    state: HeldState
     last_event_id: int

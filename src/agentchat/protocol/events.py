@@ -6,7 +6,7 @@ without `runId`/`nodeId`; the API adds them with `for_run` before publishing. Ru
 models of their own. `EVENT` is each model's SSE `event:` name. `wire()` gives the JSON body
 (camelCase, unset optional fields left out) exactly as docs/contracts.md describes it.
 
-This module imports pydantic only: the bridge shares it with the API.
+It imports pydantic and the protocol only: the bridge shares it with the API.
 """
 
 from __future__ import annotations
@@ -14,8 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter
 from pydantic.alias_generators import to_camel
+
+from agentchat.protocol.status import RunStatus
+from agentchat.protocol.usage import Usage
 
 NODE_ID = "agent"
 NODE_STREAM = "node_stream"
@@ -25,7 +28,17 @@ WORKFLOW_ERROR = "workflow_error"
 RUN_END = "run_end"
 TERMINAL_EVENTS = frozenset({WORKFLOW_COMPLETE, WORKFLOW_ERROR})
 
-BridgeRunStatus = Literal["success", "failed", "stopped"]
+_BRIDGE_ENDS = (RunStatus.SUCCESS, RunStatus.FAILED, RunStatus.STOPPED)
+
+
+def _bridge_end(status: RunStatus) -> RunStatus:
+    if status not in _BRIDGE_ENDS:
+        raise ValueError(f"a bridge ends a turn {', '.join(_BRIDGE_ENDS)}, not {status}")
+    return status
+
+
+# How the bridge ends a turn (INTERRUPTED and RUNNING are the API's words only).
+BridgeEndStatus = Annotated[RunStatus, AfterValidator(_bridge_end)]
 
 
 class EventModel(BaseModel):
@@ -241,7 +254,7 @@ class WorkflowComplete(EventModel):
     run_id: str
     message_id: int
     final_text: str
-    usage: dict[str, Any] | None = None
+    usage: Usage | None = None
 
 
 class WorkflowError(EventModel):
@@ -259,10 +272,10 @@ class RunEnd(EventModel):
     """The bridge's last event of a turn (bridge wire only)."""
 
     EVENT: ClassVar[str] = RUN_END
-    status: BridgeRunStatus
+    status: BridgeEndStatus
     final_text: str = ""
     error: str | None = None
-    usage: dict[str, Any] = Field(default_factory=dict)
+    usage: Usage = Field(default_factory=Usage)
     messages: list[dict[str, Any]] = Field(default_factory=list)
     compacted: bool = False
     # hermes approval keys allowed "for this chat" in this session (kept by the API, resent)
@@ -275,7 +288,7 @@ TerminalEvent: TypeAlias = WorkflowComplete | WorkflowError
 
 
 def workflow_complete(
-    run_id: str, message_id: int, final_text: str, usage: dict[str, Any] | None = None
+    run_id: str, message_id: int, final_text: str, usage: Usage | None = None
 ) -> WorkflowComplete:
     """The one place a success end is built."""
     return WorkflowComplete(

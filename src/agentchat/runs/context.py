@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import anyio
 from sqlalchemy.orm import Session
@@ -17,8 +16,8 @@ from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
-from agentchat.events.model import RunEvent
-from agentchat.models.wire import wire_secrets
+from agentchat.events.model import BusEvent
+from agentchat.protocol.bridge_api import RunRequest
 from agentchat.protocol.events import PageEvent
 from agentchat.runs import store
 from agentchat.runs.final_write import FinalWrites, Unsaved
@@ -33,10 +32,14 @@ T = TypeVar("T")
 
 @dataclass
 class ActiveRun:
-    """A run driven by this process, from its launch to its terminal event."""
+    """A run driven by this process, from its launch to its terminal event. `request` is what
+    its bridge was asked (None for a run re-attached after a restart: it is followed, not sent
+    again); `secrets` are the API keys of its model and fallback, scrubbed from anything the run
+    publishes or stores."""
 
     plan: store.RunPlan
-    request: dict[str, Any]
+    request: RunRequest | None
+    secrets: tuple[str, ...] = ()
     client: Bridge | None = None
     task: asyncio.Task[None] | None = None
     answer: list[str] = field(default_factory=list)
@@ -54,12 +57,6 @@ class ActiveRun:
     @property
     def run_id(self) -> str:
         return self.plan.run_id
-
-    @functools.cached_property
-    def secrets(self) -> tuple[str, ...]:
-        """The API keys of the model and its fallback: scrubbed from anything the run
-        publishes or stores (read once: the publisher asks per event)."""
-        return wire_secrets(self.request.get("model", {}))
 
 
 def new_hermes_session() -> str:
@@ -99,7 +96,7 @@ class RunContext:
 
         return await anyio.to_thread.run_sync(run)
 
-    async def publish(self, run_id: str, event: PageEvent) -> RunEvent:
+    async def publish(self, run_id: str, event: PageEvent) -> BusEvent:
         """Put a typed event on the bus (which keeps its JSON body)."""
         return await self.bus.publish(run_id, event.EVENT, event.wire())
 

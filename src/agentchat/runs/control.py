@@ -16,10 +16,12 @@ from sqlalchemy.orm import Session
 
 from agentchat.bridge.client import BridgeUnavailable
 from agentchat.chat import tree
+from agentchat.chat.enums import MessageRole, MessageStatus
 from agentchat.chat.sessions import ensure_no_active_run, get_session
 from agentchat.events.model import TERMINAL_EVENTS, StreamInterrupted, UnknownRun
 from agentchat.protocol.errors import BadGateway, Conflict, Invalid
 from agentchat.protocol.events import APPROVAL_CHOICES
+from agentchat.protocol.status import RunStatus
 from agentchat.runs import store
 from agentchat.runs.context import RunContext, new_hermes_session
 from agentchat.runs.ports import Bridge
@@ -60,7 +62,7 @@ class RunControl:
 
     async def _stop_elsewhere(self, run_id: str) -> RunSnapshot:
         message = await self.ctx.in_thread(lambda db: store.message_for_run(db, run_id))
-        if message.status != "RUNNING" or run_id in self.ctx.final_writes:
+        if message.status != RunStatus.RUNNING or run_id in self.ctx.final_writes:
             raise Conflict(f"run {run_id} has already ended", code="run_finished")
         timeout = self.stop_grace_s + FORWARD_MARGIN_S
         if not await forward(self.ctx, run_id, "stop", {}, timeout):
@@ -93,7 +95,11 @@ class RunControl:
         def check(db: Session) -> str:
             message = store.message_for_run(db, run_id)
             pause = store.pending_pause(db, run_id)
-            if message.status != "RUNNING" or pause is None or pause.clarify_id != clarify_id:
+            if (
+                message.status != RunStatus.RUNNING
+                or pause is None
+                or pause.clarify_id != clarify_id
+            ):
                 raise Conflict(
                     f"run {run_id} is not waiting for an answer to {clarify_id!r}",
                     code="stale_clarify",
@@ -126,7 +132,12 @@ class RunControl:
             old, chat.hermes_session = chat.hermes_session or "", new_hermes_session()
             leaf = tree.active_leaf(db, session_id) if keep_history else None
             divider = tree.append_message(
-                db, session_id, leaf.id if leaf else None, "SYSTEM", "", "RESET"
+                db,
+                session_id,
+                leaf.id if leaf else None,
+                MessageRole.SYSTEM,
+                "",
+                MessageStatus.RESET,
             )
             return old, chat.hermes_session, divider.id
 

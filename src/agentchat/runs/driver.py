@@ -80,10 +80,13 @@ class RunDriver:
         remember it as down for a few seconds, so the next turns do not wait on it)."""
         error: BridgeUnavailable | None = None
         bridges = self.ctx.bridges
+        request = run.request
+        if request is None:
+            raise RuntimeError(f"run {run.run_id} has no request to send (it was re-attached)")
         for client in bridges.candidates(run.plan.hermes_session):
             run.client = client
             try:
-                result = await self._stream(client, run, client.run(run.request))
+                result = await self._stream(client, run, client.run(request))
             except BridgeUnavailable as exc:
                 if run.events_seen or run.stop_requested or exc.status_code is not None:
                     raise

@@ -11,6 +11,9 @@ import json
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from agentchat.chat.enums import MessageRole, MessageStatus
+from agentchat.protocol.status import RunStatus
+
 
 class BranchMessage(Protocol):
     role: str
@@ -82,19 +85,19 @@ def history_for(branch: Iterable[BranchMessage]) -> list[dict[str, Any]]:
     pending_user: dict[str, Any] | None = None
     question = ""
     for message in branch:
-        if message.role == "SYSTEM":
-            if message.status == "RESET":
+        if message.role == MessageRole.SYSTEM:
+            if message.status == MessageStatus.RESET:
                 history, pending_user = [], None
-            elif message.status == "SUMMARY":
+            elif message.status == MessageStatus.SUMMARY:
                 compacted = _loads(message.agent_messages)
                 if compacted is not None:
                     history, pending_user = compacted, None
-        elif message.role == "USER":
+        elif message.role == MessageRole.USER:
             # A question with no answer under it (an edit whose run never started) is left
             # out: the agent never saw it, and hermes merges two user messages in a row.
             pending_user = {"role": "user", "content": message.content}
             question = message.content
-        elif message.role == "ASSISTANT":
+        elif message.role == MessageRole.ASSISTANT:
             history.extend(_turn_as_shown(message, pending_user, question))
             pending_user = None
     return history
@@ -110,7 +113,7 @@ def _turn_as_shown(
     would then come back with every later one). One that ended early with some text keeps the
     question and that text, ending on the assistant's words."""
     turn = _loads(message.agent_messages)
-    if message.status == "SUCCESS" and turn:
+    if message.status == RunStatus.SUCCESS and turn:
         return expand_turn(turn, question, message.content)
     if not message.content:
         return []

@@ -68,7 +68,8 @@ class Launcher:
     async def _load_skill(self, run: ActiveRun) -> None:
         folder = run.plan.skill_folder
         names = await anyio.to_thread.run_sync(self.planner.skill_names, folder, False)
-        run.request["skills"] = names
+        if run.request is not None:
+            run.request = run.request.model_copy(update={"skills": names})
 
     async def _claim(self) -> str:
         """A new run id, owned by this process before its RUNNING row exists."""

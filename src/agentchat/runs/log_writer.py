@@ -25,6 +25,7 @@ from agentchat.chat.tables import ChatMessage, ChatMessageLog
 from agentchat.core.clock import utcnow
 from agentchat.core.database import Database
 from agentchat.protocol.events import NodeEvent
+from agentchat.protocol.status import RunStatus
 
 log = logging.getLogger(__name__)
 REFUSED_RETRY_MAX_S = 5.0
@@ -56,7 +57,7 @@ class LogWriter:
         self._insert = insert(ChatMessageLog)
         self._checkpoint = (
             update(ChatMessage)
-            .where(ChatMessage.id == bindparam("mid"), ChatMessage.status == "RUNNING")
+            .where(ChatMessage.id == bindparam("mid"), ChatMessage.status == RunStatus.RUNNING)
             .values(content=bindparam("text"), bridge_event_id=bindparam("eid"))
         )
 

@@ -6,10 +6,10 @@ from sqlalchemy.orm import Session
 
 from agentchat.bridge.client import BridgeUnavailable
 from agentchat.chat.sessions import get_session
+from agentchat.protocol.bridge_api import MemoryView
 from agentchat.protocol.errors import BadGateway, Conflict
 from agentchat.runs.context import RunContext, new_hermes_session
 from agentchat.runs.ports import Bridge
-from agentchat.runs.schemas import MemoryView
 
 AGENT_KEY = "agent"
 
@@ -21,38 +21,38 @@ class MemoryProxy:
     async def read(self, session_id: int) -> MemoryView:
         hermes_session, client = await self._session_bridge(session_id)
         try:
-            body = await client.get_memory(hermes_session)
+            view = await client.get_memory(hermes_session)
         except BridgeUnavailable as exc:
             raise BadGateway(f"The agent service could not read memory: {exc}") from exc
-        return MemoryView.model_validate(body)
+        return view
 
     async def write(self, session_id: int, memory: str | None, user: str | None) -> MemoryView:
         hermes_session, client = await self._session_bridge(session_id)
         try:
-            body = await client.put_memory(hermes_session, memory=memory, user=user)
+            view = await client.put_memory(hermes_session, memory=memory, user=user)
         except BridgeUnavailable as exc:
             if exc.status_code == 422:
                 raise Conflict(str(exc), code="memory_invalid") from exc
             raise BadGateway(f"The agent service could not save memory: {exc}") from exc
-        return MemoryView.model_validate(body)
+        return view
 
     async def read_agent(self) -> MemoryView:
         """The agent's memory: one per bridge home, seen by every chat (any key reads it)."""
         try:
-            body = await self.ctx.bridges.client_for(AGENT_KEY).get_memory(AGENT_KEY)
+            view = await self.ctx.bridges.client_for(AGENT_KEY).get_memory(AGENT_KEY)
         except BridgeUnavailable as exc:
             raise BadGateway(f"The agent service could not read memory: {exc}") from exc
-        return MemoryView.model_validate(body)
+        return view
 
     async def write_agent(self, memory: str | None, user: str | None) -> MemoryView:
         client = self.ctx.bridges.client_for(AGENT_KEY)
         try:
-            body = await client.put_memory(AGENT_KEY, memory=memory, user=user)
+            view = await client.put_memory(AGENT_KEY, memory=memory, user=user)
         except BridgeUnavailable as exc:
             if exc.status_code == 422:
                 raise Conflict(str(exc), code="memory_invalid") from exc
             raise BadGateway(f"The agent service could not save memory: {exc}") from exc
-        return MemoryView.model_validate(body)
+        return view
 
     async def _session_bridge(self, session_id: int) -> tuple[str, Bridge]:
         def read(db: Session) -> str:

@@ -4,21 +4,22 @@ from __future__ import annotations
 
 from agentchat.core.redact import redact, redact_value
 from agentchat.protocol.events import RunEnd
+from agentchat.protocol.status import RunStatus
 from agentchat.runs.context import ActiveRun
 from agentchat.runs.history import compact_turn
-from agentchat.runs.store import INTERRUPTED, RunOutcome
+from agentchat.runs.store import RunOutcome
 
 STOPPED_BY_USER = "Stopped by the user."
 
 
 def from_result(run: ActiveRun, result: RunEnd) -> RunOutcome:
     partial = "".join(run.answer)
-    if result.status == "success":
-        status, text, error = "SUCCESS", result.final_text or partial, None
-    elif result.status == "stopped" or run.stop_requested:
-        status, text, error = "STOPPED", result.final_text or partial, STOPPED_BY_USER
+    if result.status == RunStatus.SUCCESS:
+        status, text, error = RunStatus.SUCCESS, result.final_text or partial, None
+    elif result.status == RunStatus.STOPPED or run.stop_requested:
+        status, text, error = RunStatus.STOPPED, result.final_text or partial, STOPPED_BY_USER
     else:
-        status, text = "FAILED", partial
+        status, text = RunStatus.FAILED, partial
         error = result.error or "The agent failed without saying why."
     return RunOutcome(
         status,
@@ -32,20 +33,20 @@ def from_result(run: ActiveRun, result: RunEnd) -> RunOutcome:
 
 
 def failure(run: ActiveRun, error: str) -> RunOutcome:
-    return RunOutcome("FAILED", "".join(run.answer), error, None, [], False)
+    return RunOutcome(RunStatus.FAILED, "".join(run.answer), error, None, [], False)
 
 
 def stopped(run: ActiveRun) -> RunOutcome:
     """A run cancelled after the user's stop: the question and the text streamed so far."""
-    return _cut(run, "STOPPED", STOPPED_BY_USER)
+    return _cut(run, RunStatus.STOPPED, STOPPED_BY_USER)
 
 
 def interrupted(run: ActiveRun, error: str) -> RunOutcome:
     """A run cut by the server's shutdown: the question and the text streamed so far."""
-    return _cut(run, INTERRUPTED, error)
+    return _cut(run, RunStatus.INTERRUPTED, error)
 
 
-def _cut(run: ActiveRun, status: str, error: str) -> RunOutcome:
+def _cut(run: ActiveRun, status: RunStatus, error: str) -> RunOutcome:
     text = "".join(run.answer)
     turn = [{"role": "user", "content": run.plan.user_text}]
     if text:

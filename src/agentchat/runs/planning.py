@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
+from agentchat.chat.enums import MessageRole
 from agentchat.chat.sessions import get_session
 from agentchat.core.settings import Settings
 from agentchat.models.service import ResolvedModel, resolve_model
-from agentchat.models.wire import bridge_model
+from agentchat.models.wire import bridge_model, model_secrets
+from agentchat.protocol.bridge_api import ModelHosts, RunRequest
 from agentchat.protocol.errors import AppError, Conflict, Invalid
+from agentchat.protocol.status import RunStatus
 from agentchat.protocol.toolsets import narrow, within
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, new_hermes_session
@@ -54,11 +55,18 @@ class RunPlanner:
                 db, session_id, body.message, body.parent_message_id, fields
             )
             assistant = tree.append_message(
-                db, session_id, user.id, "ASSISTANT", "", "RUNNING", run_id=run_id, **fields
+                db,
+                session_id,
+                user.id,
+                MessageRole.ASSISTANT,
+                "",
+                RunStatus.RUNNING,
+                run_id=run_id,
+                **fields,
             )
         else:
             assistant = tree.new_sibling(
-                db, assistant_sibling_of, "", "RUNNING", run_id=run_id, **fields
+                db, assistant_sibling_of, "", RunStatus.RUNNING, run_id=run_id, **fields
             )
             user = tree.get_message(db, assistant.parent_id or 0)
         plan = store.RunPlan(
@@ -74,20 +82,19 @@ class RunPlanner:
         )
         # The skill is read from its files after the transaction (`skills`): no file I/O
         # while the run's rows hold a database lock.
-        request = self.bridge_request(plan, model, body.max_iterations)
-        request["toolsets"] = self.toolsets(body.toolsets, chat.toolsets)
-        request["approvals"] = chat.approvals
-        return ActiveRun(plan=plan, request=request)
+        toolsets = self.toolsets(body.toolsets, chat.toolsets)
+        request = self.bridge_request(plan, model, body.max_iterations, toolsets, chat.approvals)
+        return ActiveRun(plan=plan, request=request, secrets=model_secrets(request.model))
 
     def create_regenerate(self, db: Session, message_id: int, run_id: str) -> ActiveRun:
         """A new sibling of an answer, asked the same question with the answer's model."""
         original = tree.get_message(db, message_id)
-        if original.role != "ASSISTANT" or original.parent_id is None:
+        if original.role != MessageRole.ASSISTANT or original.parent_id is None:
             raise Conflict(f"message {message_id} is not an answer; only answers regenerate")
-        if original.status == "RUNNING":
+        if original.status == RunStatus.RUNNING:
             raise Conflict(f"message {message_id} is still running; stop it first")
         parent = tree.get_message(db, original.parent_id)
-        if parent.role != "USER":
+        if parent.role != MessageRole.USER:
             raise Conflict(f"message {message_id} does not answer a user message")
         body = RunStart(model_id=original.model_id, skill_folder=original.skill_folder)
         return self.create(db, original.session_id, body, message_id, run_id)
@@ -121,20 +128,21 @@ class RunPlanner:
         plan: store.RunPlan,
         model: ResolvedModel,
         max_iterations: int | None,
-    ) -> dict[str, Any]:
-        return {
-            "runId": plan.run_id,
-            "sessionId": plan.hermes_session,
-            "skills": [],  # filled by the launcher after the transaction (hermes preloads them)
-            "userMessage": plan.user_text,
-            "history": plan.history,
-            "model": bridge_model(model),
-            "maxIterations": max_iterations or DEFAULT_MAX_ITERATIONS,
-            "toolsets": self.settings.toolsets,
-            "approvals": [],
+        toolsets: list[str],
+        approvals: list[str],
+    ) -> RunRequest:
+        return RunRequest(
+            run_id=plan.run_id,
+            session_id=plan.hermes_session,
+            skills=[],  # filled by the launcher after the transaction (hermes preloads them)
+            user_message=plan.user_text,
+            history=plan.history,
+            model=bridge_model(model),
+            max_iterations=max_iterations or DEFAULT_MAX_ITERATIONS,
+            toolsets=toolsets,
+            approvals=approvals,
             # The bridge's agent connects to the model hosts only where these lists allow.
-            "modelHosts": {
-                "allow": self.settings.model_hosts_allow,
-                "deny": self.settings.model_hosts_deny,
-            },
-        }
+            model_hosts=ModelHosts(
+                allow=self.settings.model_hosts_allow, deny=self.settings.model_hosts_deny
+            ),
+        )

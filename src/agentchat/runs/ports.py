@@ -5,9 +5,9 @@ in-process fake that speaks the same protocol."""
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
-from agentchat.bridge.client import HeldRun
+from agentchat.protocol.bridge_api import HeldRun, MemoryView, RunRequest
 from agentchat.protocol.events import BridgeEvent
 
 
@@ -17,7 +17,7 @@ class Bridge(Protocol):
     @property
     def base_url(self) -> str: ...
 
-    def run(self, request: dict[str, Any]) -> AsyncGenerator[BridgeEvent, None]:
+    def run(self, request: RunRequest) -> AsyncGenerator[BridgeEvent, None]:
         """One turn's typed events in order, `RunEnd` last, each tagged with its bridge event
         id; closing the generator early leaves the turn going (`abort` stops it)."""
         ...
@@ -39,14 +39,14 @@ class Bridge(Protocol):
 
     async def reset(self, session_id: str) -> None: ...
 
-    async def get_memory(self, session_id: str) -> dict[str, Any]: ...
+    async def get_memory(self, session_id: str) -> MemoryView: ...
 
     async def put_memory(
         self,
         session_id: str,
         memory: str | list[str] | None = None,
         user: str | list[str] | None = None,
-    ) -> dict[str, Any]: ...
+    ) -> MemoryView: ...
 
 
 class Bridges(Protocol):

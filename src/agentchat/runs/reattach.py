@@ -4,18 +4,19 @@ restarted; the turn went on in the bridge) gets a driver again, rebuilt from its
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from sqlalchemy.orm import Session
 
-from agentchat.bridge.client import BridgeUnavailable, HeldRun
+from agentchat.bridge.client import BridgeUnavailable
 from agentchat.chat import tree
 from agentchat.chat.sessions import get_session
 from agentchat.chat.tables import ChatMessage
 from agentchat.core.settings import Settings
 from agentchat.models.service import resolve_model
-from agentchat.models.wire import bridge_model
+from agentchat.models.wire import bridge_model, model_secrets
+from agentchat.protocol.bridge_api import HeldRun
 from agentchat.protocol.errors import AppError
+from agentchat.protocol.status import RunStatus
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.ports import Bridge, Bridges
@@ -58,7 +59,7 @@ async def resend_stored_answer(ctx: RunContext, run_id: str, client: Bridge) -> 
 def load_run(db: Session, run_id: str, settings: Settings) -> ActiveRun | None:
     """The run as its first driver had it, from its rows; None once it is not RUNNING."""
     message = store.message_for_run(db, run_id)
-    if message.status != "RUNNING" or message.parent_id is None:
+    if message.status != RunStatus.RUNNING or message.parent_id is None:
         return None
     user = tree.get_message(db, message.parent_id)
     chat = get_session(db, message.session_id)
@@ -73,17 +74,15 @@ def load_run(db: Session, run_id: str, settings: Settings) -> ActiveRun | None:
         model_id=message.model_id,
         skill_folder=message.skill_folder,
     )
-    run = ActiveRun(
-        plan=plan, request={"runId": run_id, "model": _model_wire(db, message, settings)}
-    )
+    run = ActiveRun(plan=plan, request=None, secrets=_model_secrets(db, message, settings))
     run.stored_upto = message.bridge_event_id or 0
     run.summary_message_id = store.summary_of(db, message.id)
     return run
 
 
-def _model_wire(db: Session, message: ChatMessage, settings: Settings) -> dict[str, Any]:
-    """The model as the run sent it: its keys are scrubbed from what it publishes."""
+def _model_secrets(db: Session, message: ChatMessage, settings: Settings) -> tuple[str, ...]:
+    """The keys of the model the run was sent with: scrubbed from what it publishes."""
     try:
-        return bridge_model(resolve_model(db, message.model_id, settings))
+        return model_secrets(bridge_model(resolve_model(db, message.model_id, settings)))
     except AppError:
-        return {}
+        return ()

@@ -11,8 +11,8 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from agentchat.bridge.client import HeldRun
 from agentchat.events.model import RunFinished, UnknownRun
+from agentchat.protocol.bridge_api import HeldRun
 from agentchat.runs import reattach, store
 from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.endings import end_of_orphan

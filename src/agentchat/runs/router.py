@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 from agentchat.core.deps import DbSession
+from agentchat.protocol.bridge_api import MemoryView
 from agentchat.protocol.camel import ERROR_RESPONSES
 from agentchat.protocol.errors import Invalid
 from agentchat.protocol.sse import encode_event
@@ -17,7 +18,6 @@ from agentchat.runs.schemas import (
     Accepted,
     ClarifyAnswer,
     MemoryUpdate,
-    MemoryView,
     Regenerated,
     ResetRequest,
     ResetResult,

@@ -94,18 +94,6 @@ class ResetResult(CamelModel):
     divider_message_id: int
 
 
-class MemoryFile(CamelModel):
-    content: str
-    entries: list[str] = []
-    chars: int = 0
-    char_limit: int = 0
-
-
-class MemoryView(CamelModel):
-    memory: MemoryFile
-    user: MemoryFile
-
-
 class MemoryUpdate(CamelModel):
     memory: str | None = Field(default=None, max_length=100_000)
     user: str | None = Field(default=None, max_length=100_000)

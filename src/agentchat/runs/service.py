@@ -22,6 +22,7 @@ from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.control_bus import ControlBus
+from agentchat.protocol.bridge_api import MemoryView
 from agentchat.runs import steering
 from agentchat.runs.context import RunContext
 from agentchat.runs.control import RunControl
@@ -36,7 +37,6 @@ from agentchat.runs.recovery import Recovery
 from agentchat.runs.remote import Remote
 from agentchat.runs.remote_ops import control_handler
 from agentchat.runs.schemas import (
-    MemoryView,
     Regenerated,
     ResetResult,
     RunSnapshot,

@@ -11,8 +11,9 @@ from sqlalchemy.orm import Session
 
 from agentchat.chat.tables import ChatMessageLog
 from agentchat.events.log_lines import line_fields, stored_line_fields
-from agentchat.events.model import RunEvent
+from agentchat.events.model import BusEvent
 from agentchat.protocol.events import NODE_EVENT, NODE_STREAM, AnswerDelta
+from agentchat.protocol.status import RunStatus
 from agentchat.runs import store
 from agentchat.runs.context import RunContext
 from agentchat.runs.schemas import PendingClarify, RunLog, RunSnapshot
@@ -28,7 +29,7 @@ async def snapshot(ctx: RunContext, run_id: str) -> RunSnapshot:
     events = await ctx.bus.history(run_id) if await ctx.bus.is_known(run_id) else []
     logs = _logs_of(events) if events else [_stored_log(r) for r in stored]
     pending = None
-    if pause is not None and message.status == "RUNNING":
+    if pause is not None and message.status == RunStatus.RUNNING:
         pending = PendingClarify(
             clarify_id=pause.clarify_id,
             question=pause.question,
@@ -41,13 +42,13 @@ async def snapshot(ctx: RunContext, run_id: str) -> RunSnapshot:
         status=message.status,
         event_count=len(events),
         pending_clarify=pending,
-        final_text=message.content if message.status != "RUNNING" else None,
+        final_text=message.content if message.status != RunStatus.RUNNING else None,
         error=message.error,
         logs=logs,
     )
 
 
-def _logs_of(events: list[RunEvent]) -> list[RunLog]:
+def _logs_of(events: list[BusEvent]) -> list[RunLog]:
     nodes = (NODE_EVENT.validate_python(e.data) for e in events if e.event == NODE_STREAM)
     lines = (n for n in nodes if not isinstance(n, AnswerDelta))
     return [RunLog(seq=seq, **line_fields(node)) for seq, node in enumerate(lines)]

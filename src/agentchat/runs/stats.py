@@ -6,11 +6,13 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
+from agentchat.chat.enums import MessageRole, MessageStatus
 from agentchat.chat.sessions import get_session
 from agentchat.chat.tables import ChatMessage, ChatMessageLog
 from agentchat.core.clock import iso
+from agentchat.protocol.usage import usage_from_json
 from agentchat.runs.schemas import SessionStats
-from agentchat.runs.usage import context_window, parse_usage, total_usage
+from agentchat.runs.usage import context_window, total_usage
 
 
 def session_stats(db: Session, session_id: int) -> SessionStats:
@@ -21,7 +23,11 @@ def session_stats(db: Session, session_id: int) -> SessionStats:
         db.scalar(
             select(func.count())
             .select_from(ChatMessage)
-            .where(in_session, ChatMessage.role == "SYSTEM", ChatMessage.status == "SUMMARY")
+            .where(
+                in_session,
+                ChatMessage.role == MessageRole.SYSTEM,
+                ChatMessage.status == MessageStatus.SUMMARY,
+            )
         )
         or 0
     )
@@ -29,7 +35,7 @@ def session_stats(db: Session, session_id: int) -> SessionStats:
         db.scalar(
             select(func.count())
             .select_from(ChatMessage)
-            .where(in_session, ChatMessage.role == "ASSISTANT")
+            .where(in_session, ChatMessage.role == MessageRole.ASSISTANT)
         )
         or 0
     )
@@ -44,15 +50,17 @@ def session_stats(db: Session, session_id: int) -> SessionStats:
     )
     usages = db.scalars(
         select(ChatMessage.usage_json).where(
-            in_session, ChatMessage.role == "ASSISTANT", ChatMessage.usage_json.is_not(None)
+            in_session,
+            ChatMessage.role == MessageRole.ASSISTANT,
+            ChatMessage.usage_json.is_not(None),
         )
     )
     branch = tree.active_branch(db, session_id)
-    latest = next((parse_usage(m.usage_json) for m in reversed(branch) if m.usage_json), None)
+    latest = next((usage_from_json(m.usage_json) for m in reversed(branch) if m.usage_json), None)
     return SessionStats(
         messages=int(total),
         active_branch_messages=len(branch),
-        usage=total_usage(parse_usage(raw) for raw in usages),
+        usage=total_usage(usage_from_json(raw) for raw in usages),
         context=context_window(latest),
         compressions=int(summaries),
         last_compression_at=iso(chat.last_summarized_at),

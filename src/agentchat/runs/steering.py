@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from agentchat.bridge.client import BridgeUnavailable
 from agentchat.chat.sessions import get_session
 from agentchat.protocol.errors import Conflict
+from agentchat.protocol.status import RunStatus
 from agentchat.runs import store
 from agentchat.runs.context import RunContext
 from agentchat.runs.control import forward
@@ -20,7 +21,7 @@ STEER_TIMEOUT_S = 15.0
 
 async def steer(ctx: RunContext, run_id: str, text: str) -> None:
     message = await ctx.in_thread(lambda db: store.message_for_run(db, run_id))
-    if message.status != "RUNNING":
+    if message.status != RunStatus.RUNNING:
         raise Conflict(f"run {run_id} has already ended", code="run_finished")
     run = ctx.active.get(run_id)
     if run is None and await forward(ctx, run_id, "steer", {"text": text}, STEER_TIMEOUT_S):

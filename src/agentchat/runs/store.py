@@ -10,15 +10,16 @@ from sqlalchemy import exists, func, select, text, update
 from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
+from agentchat.chat.enums import MessageRole, MessageStatus
 from agentchat.chat.sessions import get_session, live_runs, touch_session
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, WorkflowPause
 from agentchat.core.clock import utcnow
 from agentchat.protocol.errors import Conflict, Invalid, NotFound, TooManyRequests
+from agentchat.protocol.status import RunStatus
+from agentchat.protocol.usage import Usage, usage_json
 from agentchat.runs.history import history_for
-from agentchat.runs.usage import stored_usage
 
 STALE_ERROR = "The server stopped while this answer was being written; regenerate to try again."
-INTERRUPTED = "INTERRUPTED"
 SHUTDOWN_ERROR = "The server was shut down during this answer; the text so far is kept."
 LOST_ERROR = (
     "The server restarted during this answer and the agent service no longer had it; "
@@ -79,7 +80,7 @@ def count_running(db: Session) -> int:
     stmt = (
         select(func.count())
         .select_from(ChatMessage)
-        .where(ChatMessage.role == "ASSISTANT", ChatMessage.status == "RUNNING")
+        .where(ChatMessage.role == MessageRole.ASSISTANT, ChatMessage.status == RunStatus.RUNNING)
     )
     return int(db.scalar(stmt) or 0)
 
@@ -92,16 +93,18 @@ def user_message_for(
         parent = tree.get_message(db, parent_id)
         if parent.session_id != session_id:
             raise NotFound(f"message {parent_id} not found in chat session {session_id}")
-        if parent.role == "USER" and not _has_children(db, parent.id):
+        if parent.role == MessageRole.USER and not _has_children(db, parent.id):
             return parent
-        if parent.role == "USER":
+        if parent.role == MessageRole.USER:
             raise Conflict(f"message {parent_id} already has an answer; regenerate it instead")
     else:
         leaf = tree.active_leaf(db, session_id)
         parent_id = leaf.id if leaf else None
     if not text.strip():
         raise Invalid("message: must not be empty")
-    message = tree.append_message(db, session_id, parent_id, "USER", text, "SENT", **fields)
+    message = tree.append_message(
+        db, session_id, parent_id, MessageRole.USER, text, MessageStatus.SENT, **fields
+    )
     tree.auto_title_if_needed(db, session_id)  # now: a failed or stopped answer keeps it too
     return message
 
@@ -193,7 +196,7 @@ def reopen_pause(db: Session, run_id: str, clarify_id: str) -> None:
             WorkflowPause.run_id == run_id,
             WorkflowPause.clarify_id == clarify_id,
             WorkflowPause.status == "ANSWERED",
-            ~exists().where(ChatMessage.run_id == run_id, ChatMessage.status != "RUNNING"),
+            ~exists().where(ChatMessage.run_id == run_id, ChatMessage.status != RunStatus.RUNNING),
         )
         .values(status="PENDING", answer=None, answered_at=None)
         .execution_options(synchronize_session=False)
@@ -230,7 +233,9 @@ def close_pauses(db: Session, run_id: str) -> None:
 
 
 def message_for_run(db: Session, run_id: str) -> ChatMessage:
-    stmt = select(ChatMessage).where(ChatMessage.run_id == run_id, ChatMessage.role == "ASSISTANT")
+    stmt = select(ChatMessage).where(
+        ChatMessage.run_id == run_id, ChatMessage.role == MessageRole.ASSISTANT
+    )
     message = db.scalars(stmt).first()
     if message is None:
         raise NotFound(f"run {run_id} not found")
@@ -246,7 +251,7 @@ def add_summary(db: Session, message_id: int, summary: str) -> int:
     """A SYSTEM/SUMMARY message under the running answer; the compacted history comes later."""
     assistant = tree.get_message(db, message_id)
     summary_message = tree.append_message(
-        db, assistant.session_id, assistant.id, "SYSTEM", summary, "SUMMARY"
+        db, assistant.session_id, assistant.id, MessageRole.SYSTEM, summary, MessageStatus.SUMMARY
     )
     chat = get_session(db, assistant.session_id)
     chat.last_summarized_at = utcnow()
@@ -255,10 +260,10 @@ def add_summary(db: Session, message_id: int, summary: str) -> int:
 
 @dataclass(frozen=True)
 class RunOutcome:
-    status: str  # SUCCESS | FAILED | STOPPED | INTERRUPTED
+    status: RunStatus
     text: str
     error: str | None
-    usage: dict[str, Any] | None
+    usage: Usage | None
     messages: list[dict[str, Any]]
     compacted: bool
     # hermes approval keys allowed "for this chat" (all of them, as the bridge held them)
@@ -270,13 +275,13 @@ def finish_message(
 ) -> None:
     """Write the end of a run: the answer or error, the agent's messages, the session's touch."""
     message = tree.get_message(db, message_id)
-    if message.status != "RUNNING":
+    if message.status != RunStatus.RUNNING:
         return
     message.status = outcome.status
     message.content = outcome.text
     message.error = outcome.error
     message.completed_at = utcnow()
-    message.usage_json = stored_usage(outcome.usage)
+    message.usage_json = usage_json(outcome.usage)
     turn = json.dumps(outcome.messages, ensure_ascii=False) if outcome.messages else None
     if outcome.compacted and summary_message_id is not None:
         summary = tree.get_message(db, summary_message_id)
@@ -287,7 +292,7 @@ def finish_message(
     touch_session(db, message.session_id)
     if outcome.approvals:
         keep_approvals(db, message.session_id, outcome.approvals)
-    if outcome.status == "SUCCESS":
+    if outcome.status == RunStatus.SUCCESS:
         tree.auto_title_if_needed(db, message.session_id)
 
 
@@ -301,7 +306,7 @@ def keep_approvals(db: Session, session_id: int, approvals: tuple[str, ...]) -> 
 def running_runs(db: Session) -> dict[str, int]:
     """Every RUNNING answer: run id → message id."""
     stmt = select(ChatMessage.run_id, ChatMessage.id).where(
-        ChatMessage.role == "ASSISTANT", ChatMessage.status == "RUNNING"
+        ChatMessage.role == MessageRole.ASSISTANT, ChatMessage.status == RunStatus.RUNNING
     )
     return {run_id: message_id for run_id, message_id in db.execute(stmt) if run_id}
 
@@ -309,13 +314,13 @@ def running_runs(db: Session) -> dict[str, int]:
 def fail_stale_runs(db: Session, run_ids: list[str] | None = None) -> list[str]:
     """Mark RUNNING answers FAILED (all of them at start-up, or the given runs)."""
     stmt = select(ChatMessage).where(
-        ChatMessage.role == "ASSISTANT", ChatMessage.status == "RUNNING"
+        ChatMessage.role == MessageRole.ASSISTANT, ChatMessage.status == RunStatus.RUNNING
     )
     if run_ids is not None:
         stmt = stmt.where(ChatMessage.run_id.in_(run_ids)).with_for_update()
     failed = []
     for message in db.scalars(stmt):
-        message.status = "FAILED"
+        message.status = RunStatus.FAILED
         message.error = STALE_ERROR
         message.completed_at = utcnow()
         close_pauses(db, message.run_id or "")
@@ -331,15 +336,15 @@ def interrupt_runs(db: Session, run_ids: list[str], error: str) -> dict[str, int
     stmt = (
         select(ChatMessage)
         .where(
-            ChatMessage.role == "ASSISTANT",
-            ChatMessage.status == "RUNNING",
+            ChatMessage.role == MessageRole.ASSISTANT,
+            ChatMessage.status == RunStatus.RUNNING,
             ChatMessage.run_id.in_(run_ids),
         )
         .with_for_update()
     )
     ended = {}
     for message in db.scalars(stmt):
-        message.status = INTERRUPTED
+        message.status = RunStatus.INTERRUPTED
         message.error = error
         message.completed_at = utcnow()
         close_pauses(db, message.run_id or "")
@@ -352,7 +357,7 @@ def summary_of(db: Session, message_id: int) -> int | None:
     """The SUMMARY message a running answer's compaction put under it, if any."""
     stmt = select(ChatMessage.id).where(
         ChatMessage.parent_id == message_id,
-        ChatMessage.role == "SYSTEM",
-        ChatMessage.status == "SUMMARY",
+        ChatMessage.role == MessageRole.SYSTEM,
+        ChatMessage.status == MessageStatus.SUMMARY,
     )
     return db.scalar(stmt.order_by(ChatMessage.id.desc()).limit(1))

@@ -20,7 +20,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from agentchat.events.bus import EventBus
-from agentchat.events.model import RunEvent, StreamInterrupted, UnknownRun, encode_sse
+from agentchat.events.model import BusEvent, StreamInterrupted, UnknownRun, encode_sse
 from agentchat.protocol import sse
 
 PING_S = 15.0
@@ -29,14 +29,14 @@ SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connecti
 CONNECTED = sse.comment("connected")
 PING = sse.comment("ping")
 
-Encoder = Callable[[str, RunEvent], bytes]
+Encoder = Callable[[str, BusEvent], bytes]
 
 
-def encode_single(_run_id: str, event: RunEvent) -> bytes:
+def encode_single(_run_id: str, event: BusEvent) -> bytes:
     return encode_sse(event)
 
 
-def encode_tagged(run_id: str, event: RunEvent) -> bytes:
+def encode_tagged(run_id: str, event: BusEvent) -> bytes:
     return sse.frame(event.event, event.data_json(), f"{run_id}:{event.id}")
 
 

@@ -14,7 +14,7 @@ from agentchat.chat.sessions import create_session
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.memory import MemoryEventBus
-from agentchat.events.model import RunEvent
+from agentchat.events.model import BusEvent
 from agentchat.models.crypto import KeyCipher
 from agentchat.models.schemas import ModelCreate
 from agentchat.models.service import create_model
@@ -37,7 +37,7 @@ class Rooms:
     def bridge(self) -> FakeBridge:
         return self.bridges.bridges[0]
 
-    async def events(self, run_id: str) -> list[RunEvent]:
+    async def events(self, run_id: str) -> list[BusEvent]:
         """Every event of the run, up to and including its terminal one."""
         async with asyncio.timeout(WAIT_S):
             return [e async for e in self.bus.subscribe(run_id)]

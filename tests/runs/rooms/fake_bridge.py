@@ -8,7 +8,8 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentchat.bridge.client import BridgeUnavailable, HeldRun
+from agentchat.bridge.client import BridgeUnavailable
+from agentchat.protocol.bridge_api import HeldRun, MemoryView, RunRequest
 from agentchat.protocol.events import NODE_EVENT, BridgeEvent, ClarifyAnswered, RunEnd
 
 
@@ -55,7 +56,7 @@ Step = Emit | WaitClarify | WaitAbort | Fail | Hang
 @dataclass
 class FakeBridge:
     script: list[Step] = field(default_factory=list)
-    result: RunEnd = field(default_factory=lambda: RunEnd(status="success"))
+    result: RunEnd = field(default_factory=lambda: RunEnd(status="SUCCESS"))
     base_url: str = "fake://bridge-1"
     requests: list[dict[str, Any]] = field(default_factory=list)
     aborted: list[str] = field(default_factory=list)
@@ -71,9 +72,9 @@ class FakeBridge:
     _abort: asyncio.Event = field(default_factory=asyncio.Event)
     _answers: dict[str, asyncio.Future[str]] = field(default_factory=dict)
 
-    async def run(self, request: dict[str, Any]) -> AsyncGenerator[BridgeEvent, None]:
-        self.requests.append(request)
-        log = self.emitted.setdefault(str(request.get("runId", "")), [])
+    async def run(self, request: RunRequest) -> AsyncGenerator[BridgeEvent, None]:
+        self.requests.append(request.wire())  # as the real client sends it
+        log = self.emitted.setdefault(request.run_id, [])
         async for event in self._play():
             log.append(event.with_event_id(len(log) + 1))
             yield event
@@ -91,7 +92,7 @@ class FakeBridge:
                 yield ClarifyAnswered.model_validate({"content": answer, "meta": meta})
             elif isinstance(step, WaitAbort):
                 await self._abort.wait()
-                yield RunEnd(status="stopped", final_text="".join(streamed))
+                yield RunEnd(status="STOPPED", final_text="".join(streamed))
                 return
             elif isinstance(step, Fail):
                 self.broken = step.error
@@ -111,14 +112,17 @@ class FakeBridge:
             yield event
         if not log or not isinstance(log[-1], RunEnd):
             await self._abort.wait()
-            yield RunEnd(status="stopped").with_event_id(len(log) + 1)
+            yield RunEnd(status="STOPPED").with_event_id(len(log) + 1)
 
     async def runs(self) -> list[HeldRun]:
         if self.broken is not None:
             raise self.broken
         return [
             HeldRun(
-                run_id, "", "ended" if log and isinstance(log[-1], RunEnd) else "running", len(log)
+                run_id=run_id,
+                session_id="",
+                state="ended" if log and isinstance(log[-1], RunEnd) else "running",
+                last_event_id=len(log),
             )
             for run_id, log in self.emitted.items()
         ]
@@ -148,21 +152,25 @@ class FakeBridge:
     async def reset(self, session_id: str) -> None:
         self.resets.append(session_id)
 
-    async def get_memory(self, session_id: str) -> dict[str, Any]:
+    async def get_memory(self, session_id: str) -> MemoryView:
         if self.memory_error is not None:
             raise self.memory_error
-        return {"memory": {"content": "", "charLimit": 2200}, "user": {"content": ""}}
+        return MemoryView.model_validate(
+            {"memory": {"content": "", "charLimit": 2200}, "user": {"content": ""}}
+        )
 
     async def put_memory(
         self,
         session_id: str,
         memory: str | list[str] | None = None,
         user: str | list[str] | None = None,
-    ) -> dict[str, Any]:
+    ) -> MemoryView:
         if self.memory_error is not None:
             raise self.memory_error
         entries = str(memory or "").split("\n§\n") if memory else []
-        return {"memory": {"content": memory or "", "entries": entries}, "user": {"content": ""}}
+        return MemoryView.model_validate(
+            {"memory": {"content": memory or "", "entries": entries}, "user": {"content": ""}}
+        )
 
 
 @dataclass

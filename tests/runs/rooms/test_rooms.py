@@ -59,7 +59,7 @@ async def test_a_run_publishes_its_events_in_order_and_stores_its_end(rooms: Roo
         Emit("answer_delta", "Hel"),
         Emit("answer_delta", "lo"),
     ]
-    rooms.bridge.result = RunEnd(status="success", final_text="Hello", usage={"totalTokens": 7})
+    rooms.bridge.result = RunEnd(status="SUCCESS", final_text="Hello", usage={"totalTokens": 7})
 
     started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
     events = await rooms.events(started.run_id)
@@ -138,7 +138,7 @@ async def test_skill_files_are_read_outside_the_database_write_slot(
 
 async def test_the_model_key_is_scrubbed_from_events_and_the_stored_answer(rooms: Rooms) -> None:
     rooms.bridge.script = [Emit("thinking", "my key is sk-secret1")]
-    rooms.bridge.result = RunEnd(status="success", final_text="sk-secret1 done")
+    rooms.bridge.result = RunEnd(status="SUCCESS", final_text="sk-secret1 done")
     started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
     events = await rooms.events(started.run_id)
     assert "sk-secret1" not in repr([e.data for e in events])
@@ -185,7 +185,7 @@ async def _waiting_for_a_choice(rooms: Rooms) -> RunStarted:
         WaitClarify("q1"),
         Emit("answer_delta", "You chose a"),
     ]
-    rooms.bridge.result = RunEnd(status="success", final_text="You chose a")
+    rooms.bridge.result = RunEnd(status="SUCCESS", final_text="You chose a")
     started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
     await _until(lambda: _has_event(rooms, started.run_id, 1), "the clarify request")
     return started
@@ -281,7 +281,7 @@ async def test_a_bridge_that_breaks_mid_run_fails_it_with_one_error(rooms: Rooms
 async def test_an_unreachable_bridge_moves_the_run_to_the_next_one(rooms: Rooms) -> None:
     dead = FakeBridge([Fail(BridgeUnavailable("refused"))], base_url="fake://dead")
     rooms.bridges.bridges.insert(0, dead)
-    rooms.bridges.bridges[1].result = RunEnd(status="success", final_text="from the second")
+    rooms.bridges.bridges[1].result = RunEnd(status="SUCCESS", final_text="from the second")
     started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
     events = await rooms.events(started.run_id)
     assert events[-1].data["finalText"] == "from the second"
@@ -300,7 +300,7 @@ async def test_a_failed_final_write_still_ends_the_stream_and_a_restart_settles_
 
     monkeypatch.setattr(store, "finish_message", broken)
     rooms.bridge.script = [Emit("thinking", "t"), Emit("answer_delta", "done")]
-    rooms.bridge.result = RunEnd(status="success", final_text="done")
+    rooms.bridge.result = RunEnd(status="SUCCESS", final_text="done")
     started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
     events = await rooms.events(started.run_id)
 
@@ -364,10 +364,10 @@ async def test_one_run_per_session(rooms: Rooms) -> None:
 
 
 async def test_regenerate_answers_the_same_question_again(rooms: Rooms) -> None:
-    rooms.bridge.result = RunEnd(status="success", final_text="first")
+    rooms.bridge.result = RunEnd(status="SUCCESS", final_text="first")
     first = await rooms.service.start(rooms.session_id, RunStart(message="q"))
     await rooms.events(first.run_id)
-    rooms.bridge.result = RunEnd(status="success", final_text="second")
+    rooms.bridge.result = RunEnd(status="SUCCESS", final_text="second")
 
     again = await rooms.service.regenerate(first.message_id)
     await rooms.events(again.run_id)

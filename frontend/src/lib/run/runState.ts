@@ -11,6 +11,7 @@ import type {
   StepMeta,
   ToolCallMeta,
   ToolResultMeta,
+  Usage,
   WorkflowComplete,
   WorkflowError,
 } from '@/api/schema'
@@ -104,7 +105,7 @@ export interface RunState {
   steers: string[]
   error: string | null
   summaries: string[]
-  usage: unknown
+  usage: Usage | null
   startedAt: number | null
   endedAt: number | null
   lastEventId: number
