@@ -3,7 +3,8 @@
 // the scroll lands, so a token arriving in between cannot pull the reader back. While pinned, it
 // follows every change of its content while `live` says the content streams (Markdown renders a
 // frame after its text arrives; a person opening an older answer's details is not followed), and
-// stays at the bottom when it gets shorter (the phone's keyboard opening).
+// for a moment after (the answer's last render, its copy row), and stays at the bottom when it
+// gets shorter (the phone's keyboard opening). Back at the bottom by any way, it is pinned again.
 import { onScopeDispose, ref, watch, type Ref } from 'vue'
 import { createBottomPin, distanceFromBottom, isScrollUpKey } from '@/lib/chat/bottomPin'
 
@@ -23,17 +24,39 @@ export interface BottomPinOptions {
   live?: () => boolean
   /** How close to the bottom a scroll down must come to follow again (px). */
   near?: number
+  /** How long changes are still followed after `live` ends (ms): the last render, the copy row. */
+  settleMs?: number
 }
+
+const SETTLE_MS = 1500
+const RELEASE_GRACE_MS = 400
 
 export function useBottomPin(element: Ref<HTMLElement | null>, options: BottomPinOptions = {}): BottomPinHandle {
   const live = options.live ?? (() => false)
+  const settleMs = options.settleMs ?? SETTLE_MS
   const pin = createBottomPin(options.near)
   const pinned = ref(true)
   let touchY: number | null = null
+  let settleUntil = 0
+  let releasedAt = -Infinity
+  watch(live, (now, before) => {
+    if (before && !now) settleUntil = performance.now() + settleMs
+  })
 
   const sync = () => (pinned.value = pin.pinned)
+  /** At the bottom, however it got there (the content shrank or stopped growing): following
+   * again. Not while it streams, nor right after the reader reached up (their scroll is on its
+   * way: the next token must not pull them back). */
+  function repinAtBottom(): void {
+    const el = element.value
+    if (!el || pin.pinned || live() || performance.now() - releasedAt < RELEASE_GRACE_MS) return
+    if (distanceFromBottom(el) > 1) return
+    pin.pin(el)
+    sync()
+  }
   const release = () => {
     if (!element.value?.scrollTop) return // nothing above to scroll to
+    releasedAt = performance.now()
     pin.release()
     sync()
   }
@@ -58,8 +81,17 @@ export function useBottomPin(element: Ref<HTMLElement | null>, options: BottomPi
     if (isScrollUpKey(event)) release()
   }
   const follow = () => pin.pinned && scrollToBottom()
-  const resize = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(follow)
-  const changes = typeof MutationObserver === 'undefined' ? null : new MutationObserver(() => live() && follow())
+  const streaming = () => live() || performance.now() < settleUntil
+  const onResize = () => {
+    follow()
+    repinAtBottom()
+  }
+  const onChange = () => {
+    if (streaming()) follow()
+    repinAtBottom()
+  }
+  const resize = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(onResize)
+  const changes = typeof MutationObserver === 'undefined' ? null : new MutationObserver(onChange)
 
   const listeners: [string, EventListener][] = [
     ['wheel', onWheel as EventListener],
