@@ -87,7 +87,7 @@ async def _timed_turn(client: Any, base_url: str, message: str, session: str) ->
 async def _bridge_figures(
     bridge_url: str, secret: str, base_url: str, started: float
 ) -> dict[str, Any]:
-    from agentchat.bridge.client import BridgeClient
+    from agentchat.bridge_client.client import BridgeClient
 
     async with BridgeClient(bridge_url, secret, read_timeout=120) as client:
         cold = await _timed_turn(client, base_url, "#say cold start", "bench-cold")
@@ -145,12 +145,12 @@ def _in_process_figures(base_url: str, home: Path) -> dict[str, Any]:
 
 def in_process(base_url: str, home: str, out: str) -> None:
     """Child mode: the same turn through hermes-agent directly (no HTTP between)."""
-    from agentchat.bridge import hermes_api
-    from agentchat.bridge.clarify import ClarifyGate
-    from agentchat.bridge.hermes_api import ModelSpec
-    from agentchat.bridge.hermes_home import import_hermes, prepare_home
+    from agentchat.bridge.hermes import agents as hermes_api
+    from agentchat.bridge.hermes.agents import ModelSpec
+    from agentchat.bridge.hermes.home import import_hermes, prepare_home
+    from agentchat.bridge.hermes.translate import TurnTranslator
+    from agentchat.bridge.live.clarify_gate import ClarifyGate
     from agentchat.bridge.settings import BridgeSettings
-    from agentchat.bridge.translate import TurnTranslator
 
     settings = BridgeSettings(hermes_home=Path(home) / "inprocess-home")
     prepare_home(settings)

@@ -194,7 +194,8 @@ def message_rows(session_id: int, count: int, first_id: int) -> list[dict[str, A
     run service stores it: each answer under its question, with its run id, model, usage and
     the turn's agent messages."""
     rng, corpus = random.Random(4), prose_corpus()
-    usage = Usage(  # the counters a turn reports (bridge/turn.py), as the run service stores them
+    # the counters a turn reports (bridge/hermes/turn.py), as the run service stores them
+    usage = Usage(
         **{"prompt_tokens": 1243, "completion_tokens": 152, "total_tokens": 1395},
         **{"input_tokens": 1243, "output_tokens": 152, "api_calls": 1},
         **{"context_tokens": 1243, "context_length": 131072},

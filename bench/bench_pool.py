@@ -41,7 +41,7 @@ async def turn(client: Any, model_url: str, session: str) -> dict[str, float]:
 
 
 async def measure(bridge: c.Process, model_url: str, quick: bool) -> dict[str, Any]:
-    from agentchat.bridge.client import BridgeClient
+    from agentchat.bridge_client.client import BridgeClient
 
     samples = 3 if quick else 7
     rounds = 12 if quick else 30

@@ -53,12 +53,12 @@ def in_process_child(model_url: str, home: str) -> None:
     protocol = os.fdopen(os.dup(1), "w")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # whatever hermes prints stays off the pipe
 
-    from agentchat.bridge import hermes_api
-    from agentchat.bridge.clarify import ClarifyGate
-    from agentchat.bridge.hermes_api import ModelSpec
-    from agentchat.bridge.hermes_home import import_hermes, prepare_home
+    from agentchat.bridge.hermes import agents as hermes_api
+    from agentchat.bridge.hermes.agents import ModelSpec
+    from agentchat.bridge.hermes.home import import_hermes, prepare_home
+    from agentchat.bridge.hermes.translate import TurnTranslator
+    from agentchat.bridge.live.clarify_gate import ClarifyGate
     from agentchat.bridge.settings import BridgeSettings
-    from agentchat.bridge.translate import TurnTranslator
 
     settings = BridgeSettings(hermes_home=Path(home))
     prepare_home(settings)
@@ -119,7 +119,7 @@ class InProcess:
 
 
 async def bridge_turn(bridge: c.Process, model: c.Process, script: str) -> dict[str, float]:
-    from agentchat.bridge.client import BridgeClient
+    from agentchat.bridge_client.client import BridgeClient
 
     tag = uuid.uuid4().hex[:12]
     marks: dict[int, int] = {}

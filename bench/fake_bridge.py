@@ -1,6 +1,6 @@
 """A stand-in Hermes Bridge for load that one hermes process cannot produce: it speaks the
 bridge SSE protocol of docs/contracts.md and streams synthetic answer tokens, paced on an
-absolute schedule and coalesced by the rule of the bridge's outbox (`agentchat.bridge.outbox`:
+absolute schedule and coalesced by the rule of the bridge's outbox (`agentchat.bridge.live.outbox`:
 a delta goes at once unless one left less than WINDOW_MS ago; later pieces wait for the window
 or for 400 characters), as the real bridge sends them.
 
@@ -37,7 +37,7 @@ from typing import Any
 
 import uvicorn
 
-from agentchat.bridge.outbox import DEFAULT_MAX_CHARS, DEFAULT_WINDOW_S
+from agentchat.bridge.live.outbox import DEFAULT_MAX_CHARS, DEFAULT_WINDOW_S
 from agentchat.protocol.events import RunEnd
 from agentchat.protocol.sse import KEEPALIVE, dump_json, encode_event, frame
 

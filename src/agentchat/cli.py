@@ -262,8 +262,8 @@ def bridge(
     """Serve the Hermes Bridge (the only process that imports hermes-agent)."""
     import sys
 
-    from agentchat.bridge.clean_start import restart_clean_if_needed
-    from agentchat.bridge.server import main
+    from agentchat.bridge.server.clean_start import restart_clean_if_needed
+    from agentchat.bridge.server.main import main
 
     secret = sys.stdin.readline().strip() if secret_stdin else None
     restart_clean_if_needed(secret)

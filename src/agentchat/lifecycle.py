@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 import anyio
 from fastapi import FastAPI
 
+from agentchat.bridge_client.workers import BridgeWorkers
 from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
 from agentchat.core.private_files import private_dir
@@ -27,7 +28,6 @@ from agentchat.heap import freeze_startup_heap, thaw_heap
 from agentchat.local_stack import LocalStack
 from agentchat.migrations.on_start import migration_lock
 from agentchat.models.service import ensure_default_model, update_builtin_base_url
-from agentchat.runs.bridges import BridgeRouter
 from agentchat.runs.file_owners import FileRunOwners
 from agentchat.runs.log_writer import LogWriter
 from agentchat.runs.owners import HEARTBEAT_S, Owners, RunOwners
@@ -49,13 +49,13 @@ def prepare_data(settings: Settings, database: Database, scripted_url: str | Non
             update_builtin_base_url(session, scripted_url)
 
 
-def _bridges(settings: Settings, stack: LocalStack) -> BridgeRouter:
+def _bridges(settings: Settings, stack: LocalStack) -> BridgeWorkers:
     urls = settings.bridge_urls or ([stack.bridge_url] if stack.bridge_url else [])
     secret = settings.bridge_secret.get_secret_value() if settings.bridge_secret else None
-    return BridgeRouter(urls or ["http://127.0.0.1:9"], secret or stack.bridge_secret)
+    return BridgeWorkers(urls or ["http://127.0.0.1:9"], secret or stack.bridge_secret)
 
 
-def _follow_moves(stack: LocalStack, bridges: BridgeRouter) -> None:
+def _follow_moves(stack: LocalStack, bridges: BridgeWorkers) -> None:
     """A restarted local bridge that came back on another port or secret: route there (on
     the event loop; the supervisor tells it from its thread)."""
     loop = asyncio.get_running_loop()

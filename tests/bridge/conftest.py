@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from agentchat.bridge.client import BridgeClient
+from agentchat.bridge_client.client import BridgeClient
 from agentchat.scripted_llm.server import serve_in_thread
 from tests.support.recording_model import RecordingModel, recording_model
 from tests.support.servers import BridgeProcess, start_bridge

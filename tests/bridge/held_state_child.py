@@ -15,7 +15,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from agentchat.bridge.server import create_app
+from agentchat.bridge.server.main import create_app
 from agentchat.bridge.settings import BridgeSettings
 from tests.bridge.support import model
 

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentchat.bridge.client import BridgeClient, BridgeResult
+from agentchat.bridge_client.client import BridgeClient, BridgeResult
 from agentchat.protocol.bridge_api import RunRequest
 from agentchat.protocol.events import BridgeEvent, ContextCompacted, RunEnd
 

@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from agentchat.bridge import allocator
-from agentchat.bridge.allocator import IdleTrim
+from agentchat.bridge.server import allocator
+from agentchat.bridge.server.allocator import IdleTrim
 
 DELAY_S = 0.05
 

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from agentchat.bridge.client import BridgeClient
-from agentchat.bridge.outbox import Outbox
+from agentchat.bridge.live.outbox import Outbox
+from agentchat.bridge_client.client import BridgeClient
 from agentchat.protocol.events import (
     AnswerDelta,
     BridgeEvent,

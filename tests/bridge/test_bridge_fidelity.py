@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentchat.bridge.client import BridgeClient, BridgeUnavailable
+from agentchat.bridge_client.client import BridgeClient, BridgeUnavailable
 from tests.bridge.support import Event, Turn, run_turn
 from tests.support.servers import BridgeProcess, start_bridge
 

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agentchat.bridge.client import BridgeClient, BridgeUnavailable
+from agentchat.bridge_client.client import BridgeClient, BridgeUnavailable
 from agentchat.protocol.bridge_api import RunRequest
 from agentchat.protocol.events import AnswerDelta, BridgeEvent, ClarifyRequest, RunEnd
 from tests.bridge.support import model

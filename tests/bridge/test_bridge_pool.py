@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 import httpx
 import pytest
 
-from agentchat.bridge.client import BridgeClient, BridgeUnavailable
+from agentchat.bridge_client.client import BridgeClient, BridgeUnavailable
 from tests.bridge.support import chat_history, run_turn
 from tests.support.servers import BridgeProcess, start_bridge
 

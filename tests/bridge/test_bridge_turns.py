@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agentchat.bridge.client import BridgeClient, BridgeUnavailable
+from agentchat.bridge_client.client import BridgeClient, BridgeUnavailable
 from agentchat.local_stack import free_port
 from tests.bridge.support import Event, Turn, chat_history, model, run_turn
 from tests.support.servers import BridgeProcess, start_bridge

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from agentchat.bridge.clarify import ClarifyGate, ClarifyOutcome
-from agentchat.bridge.memory import MemoryFiles
-from agentchat.bridge.pool import AgentPool, pool_key
-from agentchat.bridge.stall_usage import with_estimates
-from agentchat.bridge.text import strip_face, strip_leading_symbols, truncate
-from agentchat.bridge.translate import TurnTranslator
-from agentchat.bridge.turn import clean_message, new_messages
+from agentchat.bridge.hermes.memory_files import MemoryFiles
+from agentchat.bridge.hermes.pool import AgentPool, pool_key
+from agentchat.bridge.hermes.stall_usage import with_estimates
+from agentchat.bridge.hermes.text import strip_face, strip_leading_symbols, truncate
+from agentchat.bridge.hermes.translate import TurnTranslator
+from agentchat.bridge.hermes.turn import clean_message, new_messages
+from agentchat.bridge.live.clarify_gate import ClarifyGate, ClarifyOutcome
 from agentchat.protocol.bridge_api import MemoryUpdate
 from agentchat.protocol.errors import Invalid
 from agentchat.protocol.events import BridgeEvent
@@ -176,7 +176,7 @@ def test_new_messages_are_what_follows_the_history() -> None:
 def test_the_bridge_process_does_not_load_the_api_database_layer() -> None:
     """The bridge shares only the event contract and wire schemas with the API."""
     probe = (
-        "import sys, agentchat.cli, agentchat.bridge.server, agentchat.bridge.client;"
+        "import sys, agentchat.cli, agentchat.bridge.server.main, agentchat.bridge_client.client;"
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in"
         " ('sqlalchemy', 'alembic', 'redis') or m.startswith(('agentchat.runs', 'agentchat.chat',"
         " 'agentchat.core.database', 'agentchat.events.bus')))))"

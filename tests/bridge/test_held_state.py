@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agentchat.bridge.pool import AgentPool, pool_key
+from agentchat.bridge.hermes.pool import AgentPool, pool_key
 
 pytestmark = pytest.mark.timeout(180)
 ROOT = Path(__file__).resolve().parents[2]

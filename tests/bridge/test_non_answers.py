@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentchat.bridge import non_answers
+from agentchat.bridge.hermes import non_answers
 
 
 def test_a_normal_answer_has_no_problem() -> None:

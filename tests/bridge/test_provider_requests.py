@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agentchat.bridge.client import BridgeClient
+from agentchat.bridge_client.client import BridgeClient
 from agentchat.local_stack import free_port
 from tests.bridge.support import run_turn
 from tests.support.recording_model import ANTHROPIC_TEXT, RecordingModel

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agentchat.bridge.buffer import RunBuffers
+from agentchat.bridge.live.buffer import RunBuffers
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.protocol.events import AnswerDelta, RunEnd, Thinking
 from agentchat.protocol.sse import parse_text

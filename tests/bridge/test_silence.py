@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import threading
 
-from agentchat.bridge.hermes_home import hermes_config
+from agentchat.bridge.hermes.home import hermes_config
+from agentchat.bridge.hermes.silence import SilenceWatch, watching
+from agentchat.bridge.hermes.text import wait_notice
 from agentchat.bridge.settings import BridgeSettings
-from agentchat.bridge.silence import SilenceWatch, watching
-from agentchat.bridge.text import wait_notice
 
 
 class Clock:

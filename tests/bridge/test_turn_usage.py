@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentchat.bridge.client import BridgeClient
+from agentchat.bridge_client.client import BridgeClient
 from agentchat.scripted_llm.wire import estimate_prompt_tokens
 from tests.bridge.support import chat_history, model, run_turn
 from tests.support.recording_model import RecordingModel

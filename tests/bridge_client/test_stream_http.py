@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from agentchat.bridge.stream_http import (
+from agentchat.bridge_client.stream_http import (
     ConnectFailed,
     ReadTimedOut,
     StreamError,

@@ -16,7 +16,7 @@ from typing import Literal
 import pytest
 from playwright.sync_api import Browser, BrowserContext, expect
 
-from agentchat.bridge.home_lock import LOCK_NAME
+from agentchat.bridge.server.home_lock import LOCK_NAME
 from tests.e2e.build import ensure_page_built
 from tests.e2e.conftest import EXPECT_TIMEOUT_MS
 from tests.support.local_bridge import bridges_on, kill, stop_local_bridges

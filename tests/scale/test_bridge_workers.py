@@ -7,7 +7,7 @@ import time
 
 import httpx
 
-from agentchat.runs.bridges import BridgeRouter, rank
+from agentchat.bridge_client.workers import BridgeWorkers, rank
 from tests.scale.conftest import Cluster
 
 FAILOVER_WITHIN_S = 10.0
@@ -44,7 +44,7 @@ def test_a_dead_worker_moves_its_sessions_and_the_conversation_continues(
 
 async def test_a_worker_marked_down_goes_last_until_its_time_is_up() -> None:
     urls = ["http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3"]
-    router = BridgeRouter(urls, down_s=60.0)
+    router = BridgeWorkers(urls, down_s=60.0)
     try:
         preferred = rank(urls, "session-x")
         assert [c.base_url for c in router.candidates("session-x")] == preferred

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agentchat.bridge import address
-from agentchat.bridge.address import unix_url
+from agentchat.bridge_client import address
+from agentchat.bridge_client.address import unix_url
 from tests.scale.conftest import Api, Cluster, new_cluster
 from tests.support.sse import Sse
 

@@ -19,7 +19,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 
-from agentchat.bridge.client import BridgeClient
+from agentchat.bridge_client.client import BridgeClient
 from agentchat.local_stack import free_port
 from agentchat.scripted_llm.server import serve_in_thread
 from agentchat.skills.service import install_samples

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agentchat.bridge.client import BridgeClient
+from agentchat.bridge_client.client import BridgeClient
 from agentchat.core.settings import Settings
 from agentchat.local_stack import LocalStack
 from tests.bridge.support import Event, Turn, run_turn

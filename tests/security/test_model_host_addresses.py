@@ -14,7 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from agentchat.app import create_app
-from agentchat.bridge.client import BridgeClient
+from agentchat.bridge_client.client import BridgeClient
 from agentchat.core.database import Database
 from tests.bridge.support import model, run_turn
 from tests.models.fake_provider import serve

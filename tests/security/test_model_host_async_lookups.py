@@ -14,7 +14,7 @@ import uvloop
 from fastapi import FastAPI
 from fastapi.responses import PlainTextResponse
 
-from agentchat.bridge import host_guard
+from agentchat.bridge.guards import hosts as host_guard
 from agentchat.protocol.host_policy import HostPolicy
 from tests.models.fake_provider import serve
 from tests.security.test_model_host_addresses import loopback_name

@@ -50,7 +50,7 @@ class BridgeSettings(BaseSettings):
     api_max_retries: int = Field(default=1, ge=0)
     request_timeout_s: float = Field(default=300.0, gt=0)
     # A turn whose model sends nothing for this long, over all hermes' retries, ends FAILED
-    # (bridge/silence.py); time a tool runs or a question waits does not count. None: the
+    # (bridge/hermes/silence.py); time a tool runs or a question waits does not count. None: the
     # request timeout.
     silence_timeout_s: float | None = Field(default=None, gt=0)
     default_context_length: int = Field(default=DEFAULT_CONTEXT_LENGTH, ge=MIN_CONTEXT_LENGTH)

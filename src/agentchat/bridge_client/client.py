@@ -12,8 +12,13 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import TypeAdapter, ValidationError
 
-from agentchat.bridge.address import async_client
-from agentchat.bridge.stream_http import ConnectFailed, ReadTimedOut, StreamError, open_stream
+from agentchat.bridge_client.address import async_client
+from agentchat.bridge_client.stream_http import (
+    ConnectFailed,
+    ReadTimedOut,
+    StreamError,
+    open_stream,
+)
 from agentchat.protocol.bridge_api import HeldRun, MemoryView, RunRequest
 from agentchat.protocol.clean_events import clean_model
 from agentchat.protocol.events import (

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
-from agentchat.bridge.address import socket_path
+from agentchat.bridge_client.address import socket_path
 
 READ_SIZE = 65_536
 MAX_HEAD = 65_536

@@ -6,12 +6,12 @@ from __future__ import annotations
 import hashlib
 import time
 
-from agentchat.bridge.client import BridgeClient
+from agentchat.bridge_client.client import BridgeClient
 
 DOWN_S = 10.0
 
 
-class BridgeRouter:
+class BridgeWorkers:
     """A worker that could not be reached is remembered as down for `down_s` seconds: it goes
     last in every ranking, so its sessions move at once instead of paying a connect timeout
     on every turn. It is tried again (and rises back) after that, or when all are down."""

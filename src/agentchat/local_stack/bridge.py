@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 import httpx
 
 from agentchat import __version__
-from agentchat.bridge import address
-from agentchat.bridge.address import unix_url
+from agentchat.bridge_client import address
+from agentchat.bridge_client.address import unix_url
 from agentchat.core.private_files import private_dir
 from agentchat.core.settings import Settings
 from agentchat.local_stack.processes import (

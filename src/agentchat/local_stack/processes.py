@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 
-from agentchat.bridge import address
+from agentchat.bridge_client import address
 from agentchat.core.settings import Settings
 from agentchat.protocol.bridge_env import bridge_environment
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from agentchat.bridge import address
+from agentchat.bridge_client import address
 from agentchat.core.bridge_status import BridgeStatus
 from agentchat.local_stack.backoff import Backoff
 from agentchat.local_stack.bridge import PING_TIMEOUT_S, LocalBridge, answers

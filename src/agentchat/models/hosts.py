@@ -1,5 +1,5 @@
 """Which hosts a model's base URL may name (AGENTCHAT_MODEL_HOSTS_ALLOW / _DENY): see
-`core.host_policy`, which also judges the addresses a host resolves to when it is reached."""
+`protocol.host_policy`, which also judges the addresses a host resolves to when it is reached."""
 
 from __future__ import annotations
 

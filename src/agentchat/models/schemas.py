@@ -24,7 +24,7 @@ from agentchat.protocol.context_length import (
 )
 
 # openai-compatible: any /v1/chat/completions endpoint (vLLM, llama.cpp, LM Studio, the scripted
-# model); the others are the providers hermes-agent knows by name (see bridge/providers.py).
+# model); the others are the providers hermes-agent knows by name (see bridge/hermes/providers.py).
 Provider = Literal["openai-compatible", "openai", "anthropic", "openrouter", "ollama"]
 # hermes' reasoning efforts; "none" turns reasoning (Anthropic: extended thinking) off.
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]

@@ -13,8 +13,8 @@ from agentchat.protocol.status import HeldState
 
 
 class ModelConfig(CamelModel):
-    """provider: openai-compatible | openai | anthropic | openrouter | ollama (bridge/providers.py);
-    unset options keep hermes' own defaults."""
+    """provider: openai-compatible | openai | anthropic | openrouter | ollama
+    (bridge/hermes/providers.py); unset options keep hermes' own defaults."""
 
     base_url: str
     api_key: str = ""
@@ -29,7 +29,7 @@ class ModelConfig(CamelModel):
 
 class ModelHosts(CamelModel):
     """The API's AGENTCHAT_MODEL_HOSTS_ALLOW / _DENY: the addresses the agent may connect to
-    for the turn's model hosts (core.host_policy; bridge.host_guard)."""
+    for the turn's model hosts (protocol.host_policy; bridge.guards.hosts)."""
 
     allow: str = Field(default="", max_length=10_000)
     deny: str = Field(default="", max_length=10_000)

@@ -1,4 +1,4 @@
-"""Events whose text every later step can carry (core.clean_text): the bridge cleans each one
+"""Events whose text every later step can carry (protocol.clean_text): the bridge cleans each one
 as the agent emits it, so a lone surrogate or a NUL from the model or a tool can neither stop
 its event stream nor keep the API from storing the answer."""
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from agentchat.bridge.client import BridgeUnavailable
+from agentchat.bridge_client.client import BridgeUnavailable
 from agentchat.chat import tree
 from agentchat.chat.enums import MessageRole, MessageStatus
 from agentchat.chat.sessions import ensure_no_active_run, get_session

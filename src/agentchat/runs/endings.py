@@ -1,5 +1,5 @@
 """Which terminal event ends a run. The events themselves are built only by
-`events.contract.workflow_complete` / `workflow_error`; these pick one and fill it."""
+`protocol.events.workflow_complete` / `workflow_error`; these pick one and fill it."""
 
 from __future__ import annotations
 

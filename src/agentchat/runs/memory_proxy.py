@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from agentchat.bridge.client import BridgeUnavailable
+from agentchat.bridge_client.client import BridgeUnavailable
 from agentchat.chat.sessions import get_session
 from agentchat.protocol.bridge_api import MemoryView
 from agentchat.protocol.errors import BadGateway, Conflict

@@ -1,5 +1,5 @@
 """The run logic's seam to the Hermes Bridge: what the rooms need of a bridge and of the pool
-of bridges. `BridgeClient` and `BridgeRouter` are the real ones; tests drive the rooms with an
+of bridges. `BridgeClient` and `BridgeWorkers` are the real ones; tests drive the rooms with an
 in-process fake that speaks the same protocol."""
 
 from __future__ import annotations

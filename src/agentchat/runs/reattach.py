@@ -7,7 +7,7 @@ import logging
 
 from sqlalchemy.orm import Session
 
-from agentchat.bridge.client import BridgeUnavailable
+from agentchat.bridge_client.client import BridgeUnavailable
 from agentchat.chat import tree
 from agentchat.chat.sessions import get_session
 from agentchat.chat.tables import ChatMessage

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agentchat.bridge.client import BridgeUnavailable
+from agentchat.bridge_client.client import BridgeUnavailable
 from agentchat.chat.sessions import get_session
 from agentchat.protocol.errors import Conflict
 from agentchat.protocol.status import RunStatus

@@ -8,7 +8,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentchat.bridge.client import BridgeUnavailable
+from agentchat.bridge_client.client import BridgeUnavailable
 from agentchat.protocol.bridge_api import HeldRun, MemoryView, RunRequest
 from agentchat.protocol.events import NODE_EVENT, BridgeEvent, ClarifyAnswered, RunEnd
 

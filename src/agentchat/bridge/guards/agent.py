@@ -13,7 +13,7 @@ import logging
 import re
 from typing import Any
 
-from agentchat.bridge import host_guard
+from agentchat.bridge.guards import hosts
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ def harden_agent(agent: Any) -> None:
 def summarize_api_error(error: Exception) -> str:
     """The status and the provider's own JSON error message (300 characters), nothing else:
     an endpoint that is not a model API (an internal service) is not quoted."""
-    refused = host_guard.refusal_in(error)
+    refused = hosts.refusal_in(error)
     if refused:
         return refused
     status = getattr(error, "status_code", None)

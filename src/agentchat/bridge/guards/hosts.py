@@ -5,7 +5,7 @@ hermes' model clients resolve a host each time they open a connection. `install(
 (httpx.AsyncClient, AsyncOpenAI) use: on uvloop it resolves in libuv, past
 `socket.getaddrinfo`. While a turn runs (`guarding`), a lookup of
 one of its model hosts (the model's and its fallback's) keeps only the addresses the turn's
-lists allow (`core.host_policy.HostPolicy.address_problem`), and fails when none is left, so
+lists allow (`protocol.host_policy.HostPolicy.address_problem`), and fails when none is left, so
 a name that resolves to a denied address at connect time (DNS rebinding, `/etc/hosts`, a
 spelling the API let through) is never reached. Other hosts (an agent tool's) are left alone.
 A guarded host is also reached directly, never through a proxy named in the bridge's

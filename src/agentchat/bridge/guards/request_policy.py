@@ -12,7 +12,7 @@ from agentchat.bridge.settings import BridgeSettings
 log = logging.getLogger(__name__)
 
 MIN_SECRET_CHARS = 16
-READ_ONLY_SKILLS = "agentchat-skills-read"  # hermes toolset registered by bridge.skill_guard
+READ_ONLY_SKILLS = "agentchat-skills-read"  # hermes toolset registered by bridge.guards.skills
 MAX_ERROR_CHARS = 300
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 _HTML = re.compile(r"<(?:!doctype|html|head|body|title|div|p|h\d|pre)\b.*", re.I | re.S)
@@ -49,7 +49,7 @@ def effective_toolsets(settings: BridgeSettings, requested: list[str] | None) ->
 
 def hermes_toolsets(settings: BridgeSettings, toolsets: list[str]) -> list[str]:
     """Our toolset names as hermes knows them: `skills` is read-only unless the operator
-    enabled skill management (whose writes bridge.skill_guard keeps in the hermes home)."""
+    enabled skill management (whose writes bridge.guards.skills keeps in the hermes home)."""
     if settings.skill_management:
         return list(toolsets)
     return [READ_ONLY_SKILLS if name == "skills" else name for name in toolsets]

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agentchat.bridge.policy import READ_ONLY_SKILLS
+from agentchat.bridge.guards.request_policy import READ_ONLY_SKILLS
 
 log = logging.getLogger(__name__)
 

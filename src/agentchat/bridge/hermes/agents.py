@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentchat.bridge import agent_guard, providers
-from agentchat.bridge.providers import ModelSpec
-from agentchat.bridge.silence import SilenceWatch
-from agentchat.bridge.translate import TurnTranslator
+from agentchat.bridge.guards import agent as agent_guard
+from agentchat.bridge.hermes import providers
+from agentchat.bridge.hermes.providers import ModelSpec
+from agentchat.bridge.hermes.silence import SilenceWatch
+from agentchat.bridge.hermes.translate import TurnTranslator
 
 
 @dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import shutil
 
-from agentchat.bridge import policy
+from agentchat.bridge.guards import request_policy
 from agentchat.bridge.settings import BridgeSettings
 
 log = logging.getLogger(__name__)
@@ -24,7 +24,7 @@ def unload_session(session_id: str) -> None:
     Its files and approvals stay."""
     from tools.terminal_tool import clear_task_env_overrides
 
-    clear_task_env_overrides(policy.task_id(session_id))
+    clear_task_env_overrides(request_policy.task_id(session_id))
 
 
 def forget_session(settings: BridgeSettings, session_id: str) -> None:
@@ -33,7 +33,7 @@ def forget_session(settings: BridgeSettings, session_id: str) -> None:
 
     unload_session(session_id)
     clear_session(f"agentchat-{session_id}")  # the agent's session id keys its approvals
-    folder = policy.workspace(settings, session_id)
+    folder = request_policy.workspace(settings, session_id)
     try:
         shutil.rmtree(folder)  # never follows a link out of the folder
     except FileNotFoundError:

@@ -27,7 +27,7 @@ def hermes_config(settings: BridgeSettings) -> dict[str, Any]:
     timeout = {"request_timeout_seconds": settings.hermes_request_timeout_s}
     return {
         # ollama_num_ctx 0: no Ollama detection probes at start, and no options.num_ctx sent;
-        # bridge/providers.py sets it per agent for Ollama models only.
+        # bridge/hermes/providers.py sets it per agent for Ollama models only.
         "model": {"context_length": ctx, "ollama_num_ctx": 0},
         "agent": {
             "environment_probe": False,
@@ -49,7 +49,7 @@ def hermes_config(settings: BridgeSettings) -> dict[str, Any]:
         },
         "providers": {name: dict(timeout) for name in _PROVIDER_IDS},
         # hermes would append or substitute its CLI advice ("⚠️ No reply: … send `continue`")
-        # as the answer; bridge/non_answers.py tells those turns apart instead.
+        # as the answer; bridge/hermes/non_answers.py tells those turns apart instead.
         "display": {"turn_completion_explainer": False},
         # hermes pip-installs a provider's SDK at its first use; everything it needs is in
         # requirements.lock instead (an install at run time fails offline and changes the venv).

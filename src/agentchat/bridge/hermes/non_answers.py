@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentchat.bridge.policy import public_error
+from agentchat.bridge.guards.request_policy import public_error
 
 EMPTY = "The model returned an empty answer, also when asked again."
 REASONING_ONLY = "The model only reasoned and wrote no answer, also when asked again."

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentchat.bridge.continuations import is_nudge
+from agentchat.bridge.hermes.continuations import is_nudge
 from agentchat.protocol.usage import Usage
 
 # (messages sent, system prompt, tool schemas) -> tokens of that request; text -> tokens

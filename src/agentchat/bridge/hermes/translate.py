@@ -14,8 +14,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from agentchat.bridge.clarify import ClarifyGate, ClarifyOutcome
-from agentchat.bridge.text import (
+from agentchat.bridge.hermes.text import (
     compact_json,
     looks_like_error,
     strip_face,
@@ -24,6 +23,7 @@ from agentchat.bridge.text import (
     truncate,
     wait_notice,
 )
+from agentchat.bridge.live.clarify_gate import ClarifyGate, ClarifyOutcome
 from agentchat.protocol.events import (
     APPROVAL_CHOICES,
     AnswerDelta,

@@ -7,22 +7,21 @@ import json
 import logging
 from typing import Any
 
-from agentchat.bridge import (
-    approval,
+from agentchat.bridge.guards import approval, request_policy
+from agentchat.bridge.guards import hosts as host_guard
+from agentchat.bridge.hermes import (
+    agents,
     continuations,
-    hermes_api,
-    host_guard,
     non_answers,
-    policy,
     silence,
     stall_usage,
     summary_usage,
 )
-from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
-from agentchat.bridge.pool import AgentPool, pool_key
-from agentchat.bridge.runs import RunHandle
+from agentchat.bridge.hermes.agents import AgentSlot, ModelSpec
+from agentchat.bridge.hermes.pool import AgentPool, pool_key
+from agentchat.bridge.hermes.translate import TurnTranslator
+from agentchat.bridge.live.registry import RunHandle
 from agentchat.bridge.settings import BridgeSettings
-from agentchat.bridge.translate import TurnTranslator
 from agentchat.protocol.bridge_api import ModelConfig, RunRequest
 from agentchat.protocol.context_length import MIN_CONTEXT_LENGTH
 from agentchat.protocol.events import RunEnd
@@ -68,7 +67,7 @@ class TurnRunner:
     def __init__(self, settings: BridgeSettings, pool: AgentPool[AgentSlot]) -> None:
         self._settings = settings
         self._pool = pool
-        self._faces = hermes_api.thinking_faces()
+        self._faces = agents.thinking_faces()
 
     def run(self, handle: RunHandle, request: RunRequest) -> RunEnd:
         with self._pool.turn_lock(request.session_id) as lock:
@@ -91,7 +90,8 @@ class TurnRunner:
         except Exception as exc:
             log.exception("run %s failed", request.run_id)
             return RunEnd(
-                status=RunStatus.FAILED, error=policy.public_error(f"{type(exc).__name__}: {exc}")
+                status=RunStatus.FAILED,
+                error=request_policy.public_error(f"{type(exc).__name__}: {exc}"),
             )
 
     def _run_locked(self, handle: RunHandle, request: RunRequest) -> RunEnd:
@@ -100,8 +100,8 @@ class TurnRunner:
             handle.emit,
             handle.clarify,
             faces=self._faces,
-            tool_preview=hermes_api.tool_preview,
-            summary_of=hermes_api.summary_of,
+            tool_preview=agents.tool_preview,
+            summary_of=agents.summary_of,
             tool_result_max_chars=self._settings.tool_result_max_chars,
             silence_limit_s=self._settings.silence_limit_s,
         )
@@ -136,19 +136,17 @@ class TurnRunner:
 
     def _slot(self, request: RunRequest) -> AgentSlot:
         spec = self._spec(request)
-        toolsets = policy.effective_toolsets(self._settings, request.toolsets)
-        toolsets = policy.hermes_toolsets(self._settings, toolsets)
+        toolsets = request_policy.effective_toolsets(self._settings, request.toolsets)
+        toolsets = request_policy.hermes_toolsets(self._settings, toolsets)
         model_id = _agent_identity(spec, toolsets)
         if request.model_hosts.allow or request.model_hosts.deny:
             model_id += "|direct"  # its clients were built without a proxy (host_guard)
         key = pool_key(request.session_id, str(self._settings.home), model_id, spec.api_key)
         slot, _created = self._pool.get_or_create(
             key,
-            lambda: hermes_api.build_agent(
-                spec, request.session_id, toolsets, request.max_iterations
-            ),
+            lambda: agents.build_agent(spec, request.session_id, toolsets, request.max_iterations),
         )
-        hermes_api.set_context_length(slot, spec)
+        agents.set_context_length(slot, spec)
         return slot
 
     def _spec(self, request: RunRequest) -> ModelSpec:
@@ -158,17 +156,17 @@ class TurnRunner:
         agent = slot.agent
         agent.clear_interrupt()
         agent.max_iterations = request.max_iterations
-        hermes_api.refresh_memory(slot)
-        task_id = policy.task_id(request.session_id)
+        agents.refresh_memory(slot)
+        task_id = request_policy.task_id(request.session_id)
         prompt = self._system_prompt(request, task_id)
         if slot.system_prompt != prompt:
             agent._cached_system_prompt = None
             slot.system_prompt = prompt
-        hermes_api.set_task_cwd(task_id, policy.workspace(self._settings, request.session_id))
+        agents.set_task_cwd(task_id, request_policy.workspace(self._settings, request.session_id))
         return task_id
 
     def _system_prompt(self, request: RunRequest, task_id: str) -> str | None:
-        skills = hermes_api.preloaded_skills(request.skills, task_id) if request.skills else ""
+        skills = agents.preloaded_skills(request.skills, task_id) if request.skills else ""
         parts = (request.system_prompt or "", skills)
         return "\n\n".join(p for p in parts if p) or None
 
@@ -219,7 +217,7 @@ class TurnRunner:
                 update={"status": RunStatus.STOPPED, "final_text": translator.streamed_answer}
             )
         if result.get("failed"):
-            error = policy.public_error(
+            error = request_policy.public_error(
                 str(result.get("error") or result.get("final_response") or "turn failed")
             )
             return _failed(end, error, translator)
@@ -264,8 +262,8 @@ def _with_cut_attempts(usage: Usage, raw: list[dict], agent: Any) -> Usage:
         raw,
         str(getattr(agent, "_cached_system_prompt", "") or ""),
         getattr(agent, "tools", None),
-        hermes_api.request_tokens,
-        hermes_api.text_tokens,
+        agents.request_tokens,
+        agents.text_tokens,
     )
 
 

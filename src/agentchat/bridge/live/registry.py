@@ -7,8 +7,8 @@ import logging
 import threading
 from typing import Any
 
-from agentchat.bridge.clarify import ClarifyGate
-from agentchat.bridge.outbox import Outbox
+from agentchat.bridge.live.clarify_gate import ClarifyGate
+from agentchat.bridge.live.outbox import Outbox
 from agentchat.protocol.clean_events import StreamCleaner, clean_model
 from agentchat.protocol.errors import Conflict, NotFound
 from agentchat.protocol.events import BridgeEvent, RunEnd

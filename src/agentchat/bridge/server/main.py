@@ -18,13 +18,13 @@ from typing import Any
 from fastapi import FastAPI
 
 from agentchat import __version__
-from agentchat.bridge import allocator
-from agentchat.bridge.hermes_home import install_bridge_log, prepare_home
-from agentchat.bridge.home_lock import HomeTaken, hold_home
-from agentchat.bridge.orphan import Liveness, exit_when_orphaned
-from agentchat.bridge.policy import BridgeMisconfigured, check_secret
-from agentchat.bridge.router import public, router
-from agentchat.bridge.service import BridgeService
+from agentchat.bridge.guards.request_policy import BridgeMisconfigured, check_secret
+from agentchat.bridge.hermes.home import install_bridge_log, prepare_home
+from agentchat.bridge.server import allocator
+from agentchat.bridge.server.home_lock import HomeTaken, hold_home
+from agentchat.bridge.server.orphan import Liveness, exit_when_orphaned
+from agentchat.bridge.server.routes import public, router
+from agentchat.bridge.server.service import BridgeService
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.heap import freeze_startup_heap, thaw_heap
 from agentchat.protocol.error_responses import install_error_handlers

@@ -9,7 +9,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from agentchat.bridge.runs import RunRegistry
+from agentchat.bridge.live.registry import RunRegistry
 
 log = logging.getLogger(__name__)
 TURNS_END_TIMEOUT_S = 10.0

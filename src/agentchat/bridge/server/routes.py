@@ -10,7 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from agentchat.bridge.service import BridgeService
+from agentchat.bridge.server.service import BridgeService
 from agentchat.protocol.bridge_api import (
     Ack,
     ClarifyAnswer,
@@ -39,7 +39,7 @@ def require_secret(request: Request, service: ServiceDep) -> None:
     expected = f"Bearer {secret.get_secret_value()}"
     if not hmac.compare_digest(header.encode(), expected.encode()):
         raise Unauthorized("missing or wrong bridge secret")
-    request.app.state.liveness.touch()  # an API is there (bridge/orphan.py)
+    request.app.state.liveness.touch()  # an API is there (bridge/server/orphan.py)
 
 
 public = APIRouter(tags=["bridge"])

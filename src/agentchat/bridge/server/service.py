@@ -7,25 +7,21 @@ import logging
 from collections.abc import AsyncIterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from agentchat.bridge import (
-    agent_guard,
-    allocator,
-    hermes_api,
-    host_guard,
-    log_privacy,
-    policy,
-    skill_guard,
-    summary_usage,
-)
-from agentchat.bridge.buffer import RunBuffer, RunBuffers
-from agentchat.bridge.forget import forget_session, unload_session
-from agentchat.bridge.hermes_api import AgentSlot, ModelSpec
-from agentchat.bridge.hermes_home import import_hermes
-from agentchat.bridge.memory import MemoryFiles
-from agentchat.bridge.pool import AgentPool
-from agentchat.bridge.runs import RunHandle, RunRegistry
+from agentchat.bridge.guards import agent as agent_guard
+from agentchat.bridge.guards import hosts as host_guard
+from agentchat.bridge.guards import request_policy
+from agentchat.bridge.guards import skills as skill_guard
+from agentchat.bridge.hermes import agents, log_privacy, summary_usage
+from agentchat.bridge.hermes.agents import AgentSlot, ModelSpec
+from agentchat.bridge.hermes.forget import forget_session, unload_session
+from agentchat.bridge.hermes.home import import_hermes
+from agentchat.bridge.hermes.memory_files import MemoryFiles
+from agentchat.bridge.hermes.pool import AgentPool
+from agentchat.bridge.hermes.turn import TurnRunner
+from agentchat.bridge.live.buffer import RunBuffer, RunBuffers
+from agentchat.bridge.live.registry import RunHandle, RunRegistry
+from agentchat.bridge.server import allocator
 from agentchat.bridge.settings import BridgeSettings
-from agentchat.bridge.turn import TurnRunner
 from agentchat.protocol.bridge_api import (
     Ack,
     ClarifyAnswer,
@@ -73,9 +69,9 @@ class BridgeService:
         agent_guard.explain_denials()
         summary_usage.install()
         runner = TurnRunner(self.settings, self.pool)
-        toolsets = policy.hermes_toolsets(self.settings, self.settings.default_toolsets)
+        toolsets = request_policy.hermes_toolsets(self.settings, self.settings.default_toolsets)
         try:
-            hermes_api.build_agent(_WARM_MODEL, "warm-up", toolsets, 1)
+            agents.build_agent(_WARM_MODEL, "warm-up", toolsets, 1)
         except Exception:
             log.exception("warm-up agent failed (turns may start slower)")
         self._runner = runner
