@@ -18,7 +18,15 @@ HostOpt = Annotated[str, typer.Option(help="Interface to bind")]
 
 
 # Settings whose values are never echoed: they may carry a password.
-_UNSHOWN = {"database_url", "redis_url", "bridge_url", "bridge_secret", "auth_token", "secret_key"}
+_UNSHOWN = {
+    "database_url",
+    "redis_url",
+    "bridge_url",
+    "bridge_secret",
+    "auth_token",
+    "secret_key",
+    "oidc_client_secret",
+}
 
 
 def _settings(command: str, **overrides: object) -> Settings:
@@ -232,6 +240,94 @@ def _serve_workers(settings: object, host: str, port: int, workers: int) -> None
         )
     finally:
         stack.stop()
+
+
+users = typer.Typer(no_args_is_help=True, help="Accounts: add people, set passwords")
+app.add_typer(users, name="users")
+
+PasswordStdin = Annotated[
+    bool,
+    typer.Option("--password-stdin", help="Read the password from standard input (for scripts)"),
+]
+
+
+def _password(from_stdin: bool) -> str:
+    """Asked twice without echo, or one line of standard input: never an argument, so it stays
+    out of the shell's history and the process list."""
+    import sys
+
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    return str(typer.prompt("Password", hide_input=True, confirmation_prompt=True))
+
+
+def _accounts_database(command: str) -> object:
+    from agentchat.core.database import Database
+
+    settings = _settings(command)
+    _machine_ready(settings, set(), command, listen=False)
+    _schema(settings, migrate=True, command=command)
+    return Database(settings.resolved_database_url)
+
+
+@users.command("add")
+def users_add(
+    name: Annotated[str, typer.Argument(help="The user name")],
+    admin: Annotated[bool, typer.Option("--admin", help="An administrator")] = False,
+    password_stdin: PasswordStdin = False,
+) -> None:
+    """Add an account (the first is an administrator, and turns accounts on)."""
+    from agentchat.accounts.cli_users import add_user
+    from agentchat.core.database import Database
+    from agentchat.protocol.errors import AppError
+
+    database = _accounts_database("users add")
+    assert isinstance(database, Database)
+    try:
+        line = add_user(database, name, _password(password_stdin), admin)
+    except AppError as exc:
+        typer.echo(f"agentchat users add: {exc.message}", err=True)
+        raise typer.Exit(2) from exc
+    finally:
+        database.dispose()
+    typer.echo(line)
+
+
+@users.command("passwd")
+def users_passwd(
+    name: Annotated[str, typer.Argument(help="The user name")],
+    password_stdin: PasswordStdin = False,
+) -> None:
+    """Set an account's password (its sign-in sessions end)."""
+    from agentchat.accounts.cli_users import set_user_password
+    from agentchat.core.database import Database
+    from agentchat.protocol.errors import AppError
+
+    database = _accounts_database("users passwd")
+    assert isinstance(database, Database)
+    try:
+        line = set_user_password(database, name, _password(password_stdin))
+    except AppError as exc:
+        typer.echo(f"agentchat users passwd: {exc.message}", err=True)
+        raise typer.Exit(2) from exc
+    finally:
+        database.dispose()
+    typer.echo(line)
+
+
+@users.command("list")
+def users_list() -> None:
+    """The accounts: name, role, disabled."""
+    from agentchat.accounts.cli_users import list_lines
+    from agentchat.core.database import Database
+
+    database = _accounts_database("users list")
+    assert isinstance(database, Database)
+    try:
+        for line in list_lines(database):
+            typer.echo(line)
+    finally:
+        database.dispose()
 
 
 @app.command("scripted-llm")

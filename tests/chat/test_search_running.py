@@ -14,7 +14,6 @@ import pytest
 from sqlalchemy import Connection, create_engine, delete, select, text, update
 from sqlalchemy.dialects import postgresql
 
-from agentchat.chat import sessions
 from agentchat.chat.search import session_matches
 from agentchat.chat.tables import ChatMessage, ChatSession
 from agentchat.core.database import Database
@@ -30,8 +29,9 @@ INTEGRITY_CHECK = (
 
 
 def _found(db: Database, q: str) -> set[int]:
+    """The sessions the search finds (their ids only: the schema may be older than the ORM's)."""
     with db.session() as s:
-        return {c.id for c in sessions.list_sessions(s, "ALL", q, 200, None).sessions}
+        return set(s.scalars(select(ChatSession.id).where(session_matches(s, q))))
 
 
 def _checkpoint(db: Database, message_id: int, content: str) -> None:

@@ -57,6 +57,7 @@ async def test_create_returns_the_public_shape_without_the_key(client: httpx.Asy
         "isBuiltin",
         "hasApiKey",
         "apiKeyLast4",
+        "shared",
         "createdAt",
     }
     assert model["baseUrl"] == "http://127.0.0.1:9000/v1"

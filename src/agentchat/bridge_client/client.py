@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 import httpx
 from pydantic import TypeAdapter, ValidationError
@@ -152,17 +153,19 @@ class BridgeClient:
     async def reset(self, session_id: str) -> None:
         await self._call("POST", f"/sessions/{session_id}/reset")
 
-    async def get_memory(self, session_id: str) -> MemoryView:
-        return _typed(_MEMORY, await self._call("GET", f"/sessions/{session_id}/memory"))
+    async def get_memory(self, session_id: str, user_id: str | None = None) -> MemoryView:
+        """`user_id`: the owner's opaque id (RunRequest.user_id), for per-person memory."""
+        return _typed(_MEMORY, await self._call("GET", _memory_path(session_id, user_id)))
 
     async def put_memory(
         self,
         session_id: str,
         memory: str | list[str] | None = None,
         user: str | list[str] | None = None,
+        user_id: str | None = None,
     ) -> MemoryView:
         body = {k: v for k, v in {"memory": memory, "user": user}.items() if v is not None}
-        return _typed(_MEMORY, await self._call("PUT", f"/sessions/{session_id}/memory", body))
+        return _typed(_MEMORY, await self._call("PUT", _memory_path(session_id, user_id), body))
 
     async def health(self) -> dict[str, Any]:
         return await self._call("GET", "/health")
@@ -175,6 +178,11 @@ class BridgeClient:
         if response.status_code >= 400:
             raise _http_error(response.status_code, response.text)
         return response.json()
+
+
+def _memory_path(session_id: str, user_id: str | None) -> str:
+    path = f"/sessions/{session_id}/memory"
+    return f"{path}?{urlencode({'userId': user_id})}" if user_id else path
 
 
 def _unreachable(base_url: str, exc: httpx.HTTPError | StreamError) -> BridgeUnavailable:

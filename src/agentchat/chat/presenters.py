@@ -43,10 +43,15 @@ _PREVIEWED = (MessageRole.USER, MessageRole.ASSISTANT)
 
 
 def session_page(
-    db: Session, status: StatusFilter, q: str | None, limit: int, cursor: str | None
+    db: Session,
+    status: StatusFilter,
+    q: str | None,
+    limit: int,
+    cursor: str | None,
+    owner_id: int | None = None,
 ) -> SessionPage:
-    """A page of the session list (three statements)."""
-    page = list_sessions(db, status, q, limit, cursor)
+    """A page of the session list (three statements); `owner_id`'s sessions when given."""
+    page = list_sessions(db, status, q, limit, cursor, owner_id)
     items = session_publics(db, page.sessions)
     return SessionPage(items=items, next_cursor=page.next_cursor, has_more=page.has_more)
 

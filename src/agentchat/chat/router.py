@@ -9,7 +9,7 @@ from fastapi import APIRouter, BackgroundTasks, Query, Response, status
 from agentchat.chat import export as exporter
 from agentchat.chat import sessions, tree
 from agentchat.chat.agent_forget import ForgetAgentDep
-from agentchat.chat.deps import ChatSessionDep
+from agentchat.chat.deps import ChatSessionDep, OwnedMessageDep
 from agentchat.chat.presenters import (
     message_publics,
     session_detail,
@@ -39,6 +39,7 @@ from agentchat.chat.schemas import (
     VersionPublic,
 )
 from agentchat.core.deps import DbSession, SettingsDep
+from agentchat.core.principal import PrincipalDep
 from agentchat.protocol.camel import ERROR_RESPONSES
 
 router = APIRouter(prefix="/api/chat", tags=["chat"], responses=ERROR_RESPONSES)
@@ -51,8 +52,10 @@ PageSize = Annotated[int, Query(ge=1, le=MAX_PAGE, description="Page size, 1 to 
     status_code=status.HTTP_201_CREATED,
     operation_id="createChatSession",
 )
-def create_session(body: SessionCreate, db: DbSession, settings: SettingsDep) -> SessionCreated:
-    chat = sessions.create_session(db, body, settings.toolsets)
+def create_session(
+    body: SessionCreate, db: DbSession, settings: SettingsDep, who: PrincipalDep
+) -> SessionCreated:
+    chat = sessions.create_session(db, body, settings.toolsets, who.owner_id)
     public = session_publics(db, [chat])[0]
     return SessionCreated(session_id=chat.id, session_uuid=chat.session_uuid, session=public)
 
@@ -60,13 +63,14 @@ def create_session(body: SessionCreate, db: DbSession, settings: SettingsDep) ->
 @router.get("/sessions", operation_id="listChatSessions")
 def list_sessions(
     db: DbSession,
+    who: PrincipalDep,
     status: StatusFilter = "ACTIVE",
     q: Annotated[str | None, Query(max_length=MAX_QUERY_CHARS)] = None,
     limit: PageSize = DEFAULT_PAGE,
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> SessionPage:
-    """Sessions by last activity, newest first; `q` searches titles."""
-    return session_page(db, status, q, limit, cursor)
+    """Sessions by last activity, newest first; `q` searches titles and messages."""
+    return session_page(db, status, q, limit, cursor, who.owner_id)
 
 
 @router.get("/sessions/{session_id}", operation_id="getChatSession")
@@ -143,20 +147,20 @@ def export_session(
 
 
 @router.get("/messages/{message_id}/versions", operation_id="listMessageVersions")
-def list_versions(message_id: int, db: DbSession) -> list[VersionPublic]:
+def list_versions(message: OwnedMessageDep, db: DbSession) -> list[VersionPublic]:
     """Every version of the message (its siblings, itself included), by branchOrder."""
-    return [version_public(m) for m in tree.siblings_of(db, message_id)]
+    return [version_public(m) for m in tree.siblings_of(db, message.id)]
 
 
 @router.post("/messages/{message_id}/activate", operation_id="activateMessage")
-def activate_message(message_id: int, db: DbSession) -> ActivateResult:
+def activate_message(message: OwnedMessageDep, db: DbSession) -> ActivateResult:
     """Show this version: it and its ancestors become active (409 while a run is active)."""
-    message = tree.activate(db, message_id)
+    message = tree.activate(db, message.id)
     return ActivateResult(active_message_id=message.id)
 
 
 @router.patch("/messages/{message_id}", operation_id="editMessage")
-def edit_message(message_id: int, body: MessageEdit, db: DbSession) -> EditResult:
+def edit_message(message: OwnedMessageDep, body: MessageEdit, db: DbSession) -> EditResult:
     """Edit a USER message into a new active version (no run starts; 422 for other roles)."""
-    message = tree.edit_user_message(db, message_id, body.content)
+    message = tree.edit_user_message(db, message.id, body.content)
     return EditResult(new_message_id=message.id)

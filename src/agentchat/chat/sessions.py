@@ -22,7 +22,7 @@ from agentchat.chat.search import session_matches
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession, WorkflowPause
 from agentchat.core.clock import utcnow
 from agentchat.core.database import scrub_after_commit
-from agentchat.models.tables import AiModelConfig
+from agentchat.models.access import usable
 from agentchat.protocol.errors import Conflict, Invalid, NotFound
 from agentchat.protocol.toolsets import DEFAULT_TOOLSETS, narrow
 
@@ -54,10 +54,14 @@ def get_session(db: Session, session_id: int, *, lock: bool = False) -> ChatSess
 
 
 def create_session(
-    db: Session, data: SessionCreate, toolsets: Sequence[str] = DEFAULT_TOOLSETS
+    db: Session,
+    data: SessionCreate,
+    toolsets: Sequence[str] = DEFAULT_TOOLSETS,
+    owner_id: int | None = None,
 ) -> ChatSession:
-    """`toolsets`: the server's; the chat may narrow them (422 toolset_not_allowed beyond)."""
-    _check_model(db, data.model_id)
+    """`toolsets`: the server's; the chat may narrow them (422 toolset_not_allowed beyond).
+    `owner_id`: the account it belongs to (None without accounts)."""
+    _check_model(db, data.model_id, owner_id)
     chosen = None if data.toolsets is None else narrow(toolsets, data.toolsets)
     now = utcnow()
     key = str(uuid.uuid4())
@@ -71,6 +75,7 @@ def create_session(
         created_at=now,
         updated_at=now,
         activity_at=now,
+        owner_id=owner_id,
     )
     chat.toolsets = chosen
     db.add(chat)
@@ -89,7 +94,7 @@ def update_session(
     if changes.get("status", "") is None:
         raise Invalid("status: must be ACTIVE or ARCHIVED")
     if changes.get("model_id") is not None:
-        _check_model(db, changes["model_id"])
+        _check_model(db, changes["model_id"], chat.owner_id)
     if changes.get("toolsets") is not None:
         changes["toolsets"] = narrow(toolsets, changes["toolsets"])
     if "approvals" in changes:
@@ -160,10 +165,18 @@ def touch_session(db: Session, session_id: int, at: datetime | None = None) -> N
 
 
 def list_sessions(
-    db: Session, status: StatusFilter, q: str | None, limit: int, cursor: str | None
+    db: Session,
+    status: StatusFilter,
+    q: str | None,
+    limit: int,
+    cursor: str | None,
+    owner_id: int | None = None,
 ) -> SessionSlice:
-    """A page of sessions, newest activity first, after `cursor` (keyset pagination)."""
+    """A page of sessions, newest activity first, after `cursor` (keyset pagination); only
+    `owner_id`'s when given."""
     stmt = select(ChatSession)
+    if owner_id is not None:
+        stmt = stmt.where(ChatSession.owner_id == owner_id)
     if status != "ALL":
         stmt = stmt.where(ChatSession.status == status)
     if q:
@@ -231,8 +244,9 @@ def decode_cursor(cursor: str) -> tuple[datetime, int]:
         raise Invalid("cursor: not a cursor returned by this list") from exc
 
 
-def _check_model(db: Session, model_id: int | None) -> None:
+def _check_model(db: Session, model_id: int | None, owner_id: int | None) -> None:
+    """422 for a model that does not exist or that the chat's owner may not use."""
     if model_id is None:
         return
-    if db.scalar(select(AiModelConfig.id).where(AiModelConfig.id == model_id)) is None:
+    if usable(db, model_id, owner_id) is None:
         raise Invalid(f"modelId: model {model_id} does not exist")

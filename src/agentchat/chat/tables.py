@@ -59,10 +59,13 @@ class ChatSession(Base):
     # to (NULL: all of them), and the hermes approval keys a person allowed "for this chat".
     toolsets_json: Mapped[str | None] = mapped_column("toolsets", Text)
     approvals_json: Mapped[str | None] = mapped_column("approvals", Text)
+    # The account that owns the chat (migration 0010); NULL on a server without accounts.
+    owner_id: Mapped[int | None] = mapped_column(BigId)
 
     __table_args__ = (
         Index("idx_chat_session_last_msg", "status", "last_message_at"),
         Index("idx_chat_session_activity", "status", "activity_at", "id"),
+        Index("idx_chat_session_owner", "owner_id", "status", "activity_at", "id"),
         NEVER_REUSED,
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -63,6 +64,37 @@ class Settings(BaseSettings):
         default=10, ge=0, description="Failed sign-ins per client IP a minute; 0 = no limit"
     )
     session_ttl_hours: float = Field(default=24 * 7, gt=0, description="Sign-in lifetime")
+    signup: Literal["off", "approval", "open"] = Field(
+        default="off",
+        description="With accounts: off (an administrator adds people or invites them), "
+        "approval (anyone may ask; an administrator approves) or open",
+    )
+    signin_failures_per_account: int = Field(
+        default=5,
+        ge=1,
+        description="Wrong passwords in a row before an account's sign-in waits (30 s, "
+        "doubling up to 15 min)",
+    )
+    invitation_ttl_hours: float = Field(default=72, gt=0, description="Invitation lifetime")
+    max_active_runs_per_user: int = Field(
+        default=3, ge=1, description="With accounts: answers one person may run at once"
+    )
+    oidc_issuer: str | None = Field(default=None, description="Single sign-on: the issuer URL")
+    oidc_client_id: str | None = None
+    oidc_client_secret: SecretStr | None = None
+    oidc_name: str = Field(default="single sign-on", description="The sign-in button's name")
+    oidc_role_claim: str = Field(
+        default="groups", description="The ID token claim that makes an administrator"
+    )
+    oidc_admin_value: str = Field(
+        default="agentchat-admin",
+        description="The value of OIDC_ROLE_CLAIM (or one of its values) for administrators",
+    )
+    public_url: str | None = Field(
+        default=None,
+        description="The address people use (single sign-on's return address and invitation "
+        "links); unset: the address of the request",
+    )
     run_rate_per_minute: int = Field(default=30, ge=0, description="0 turns the limit off")
     scripted_llm_url: str | None = Field(
         default=None, description="A scripted model already running (set by `serve --workers`)"
@@ -122,6 +154,10 @@ class Settings(BaseSettings):
     @property
     def bridge_urls(self) -> list[str]:
         return [u.strip().rstrip("/") for u in (self.bridge_url or "").split(",") if u.strip()]
+
+    @property
+    def oidc_enabled(self) -> bool:
+        return bool(self.oidc_issuer and self.oidc_client_id)
 
     @property
     def toolsets(self) -> list[str]:

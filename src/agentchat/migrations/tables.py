@@ -1,7 +1,19 @@
 """Imports every table so Base.metadata is complete (Alembic and tests use it)."""
 
+from agentchat.accounts.tables import AccountSession, AccountToken, AppUser, AuditEvent
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession, WorkflowPause
 from agentchat.core.database import Base
 from agentchat.models.tables import AiModelConfig
 
-__all__ = ["AiModelConfig", "Base", "ChatMessage", "ChatMessageLog", "ChatSession", "WorkflowPause"]
+__all__ = [
+    "AccountSession",
+    "AccountToken",
+    "AiModelConfig",
+    "AppUser",
+    "AuditEvent",
+    "Base",
+    "ChatMessage",
+    "ChatMessageLog",
+    "ChatSession",
+    "WorkflowPause",
+]

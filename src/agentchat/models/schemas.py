@@ -170,6 +170,8 @@ class ModelPublic(CamelModel):
     is_builtin: bool
     has_api_key: bool
     api_key_last4: str | None
+    # An administrator's model offered to everyone (false: the viewer's own private model).
+    shared: bool = True
     created_at: datetime
 
     @field_serializer("created_at")

@@ -9,7 +9,9 @@ from sqlalchemy import case, false, func, select, true, update
 from sqlalchemy.orm import Session
 
 from agentchat.core.database import Database
+from agentchat.core.principal import SINGLE, Principal
 from agentchat.core.settings import Settings
+from agentchat.models.access import get_visible, usable, visible_to
 from agentchat.models.crypto import KeyCipher
 from agentchat.models.hosts import check_host, host_problem
 from agentchat.models.schemas import ModelCreate, ModelPublic, ModelUpdate, check_temperature
@@ -41,9 +43,10 @@ class ResolvedModel:
     fallback: ResolvedModel | None = None
 
 
-def list_models(session: Session) -> list[AiModelConfig]:
+def list_models(session: Session, owner_id: int | None = None) -> list[AiModelConfig]:
+    """Every model (`owner_id`: the shared ones and that person's own), oldest first."""
     query = select(AiModelConfig).order_by(AiModelConfig.created_at, AiModelConfig.id)
-    return list(session.scalars(query))
+    return list(session.scalars(visible_to(query, owner_id)))
 
 
 def get_model(session: Session, model_id: int) -> AiModelConfig:
@@ -53,7 +56,10 @@ def get_model(session: Session, model_id: int) -> AiModelConfig:
     return row
 
 
-def to_public(row: AiModelConfig) -> ModelPublic:
+def to_public(row: AiModelConfig, admin: bool = True) -> ModelPublic:
+    """`admin`: whether the viewer manages the shared models (others do not get a shared
+    model's key ending)."""
+    shared = row.owner_id is None
     return ModelPublic(
         id=row.id,
         name=row.name,
@@ -68,15 +74,24 @@ def to_public(row: AiModelConfig) -> ModelPublic:
         is_default=row.is_default,
         is_builtin=row.is_builtin,
         has_api_key=bool(row.api_key_encrypted),
-        api_key_last4=row.api_key_last4,
+        api_key_last4=row.api_key_last4 if admin or not shared else None,
+        shared=shared,
         created_at=row.created_at,
     )
 
 
 def create_model(
-    session: Session, cipher: KeyCipher, data: ModelCreate, *, builtin: bool = False
+    session: Session,
+    cipher: KeyCipher,
+    data: ModelCreate,
+    *,
+    builtin: bool = False,
+    owner_id: int | None = None,
 ) -> AiModelConfig:
-    """Add a model; the first one, or one sent with isDefault, becomes the default."""
+    """Add a model; the first shared one, or one sent with isDefault, becomes the default.
+    `owner_id`: a person's private model (never the default)."""
+    if owner_id is not None and data.is_default:
+        raise Invalid("isDefault: a private model cannot be the server's default")
     row = AiModelConfig(
         name=data.name,
         provider=data.provider,
@@ -88,13 +103,14 @@ def create_model(
         reasoning_effort=data.reasoning_effort,
         is_default=False,
         is_builtin=builtin,
+        owner_id=owner_id,
     )
     if data.fallback_model_id is not None:
-        row.fallback_model_id = _check_fallback(session, None, data.fallback_model_id)
+        row.fallback_model_id = _check_fallback(session, row, data.fallback_model_id)
     _set_api_key(row, cipher, data.api_key)
     session.add(row)
     session.flush()
-    if data.is_default or _current_default(session) is None:
+    if owner_id is None and (data.is_default or _current_default(session) is None):
         _make_default(session, row)
     return row
 
@@ -110,8 +126,10 @@ def update_model(
     if "api_key" in changes:
         _set_api_key(row, cipher, changes.pop("api_key"))
     is_default = changes.pop("is_default", None)
+    if is_default and row.owner_id is not None:
+        raise Invalid("isDefault: a private model cannot be the server's default")
     if changes.get("fallback_model_id") is not None:
-        _check_fallback(session, row.id, changes["fallback_model_id"])
+        _check_fallback(session, row, changes["fallback_model_id"])
     for name, value in changes.items():
         setattr(row, name, value)
     try:
@@ -151,11 +169,17 @@ def delete_model(session: Session, model_id: int) -> None:
 
 
 def resolve_model(
-    session: Session, model_id: int | None, settings: Settings, *, strict: bool = False
+    session: Session,
+    model_id: int | None,
+    settings: Settings,
+    *,
+    strict: bool = False,
+    owner_id: int | None = None,
 ) -> ResolvedModel:
-    """The model a run uses: `model_id` when it exists (when `strict`, 422 when it does not),
-    else the default. NotFound when none; 422 when the operator's host lists refuse it."""
-    row = session.get(AiModelConfig, model_id) if model_id is not None else None
+    """The model a run uses: `model_id` when it exists and the chat's owner (`owner_id`) may
+    use it (when `strict`, 422 when not), else the default. NotFound when none; 422 when the
+    operator's host lists refuse it."""
+    row = usable(session, model_id, owner_id) if model_id is not None else None
     if strict and row is None:
         raise Invalid(f"Model {model_id} does not exist.", code="unknown_model")
     row = row or _current_default(session) or _oldest(session)
@@ -165,10 +189,12 @@ def resolve_model(
     return _resolved(row, KeyCipher.for_settings(settings), session, settings)
 
 
-def load_exact(database: Database, model_id: int, settings: Settings) -> ResolvedModel:
-    """The model `model_id` (no fallback), read in a short transaction of its own."""
+def load_exact(
+    database: Database, model_id: int, settings: Settings, who: Principal = SINGLE
+) -> ResolvedModel:
+    """The model `model_id` (no fallback) if `who` sees it, read in a short transaction."""
     with database.session() as session:
-        row = get_model(session, model_id)
+        row = get_visible(session, model_id, who)
         check_host(row.base_url, settings)
         return _resolved(row, KeyCipher.for_settings(settings), settings=settings)
 
@@ -183,8 +209,9 @@ def ensure_default_model(
     (edited by hand) gets its oldest model promoted.
     """
     if session.scalar(select(func.count()).select_from(AiModelConfig)):
-        if _current_default(session) is None:
-            _make_default(session, _oldest(session))  # type: ignore[arg-type]
+        oldest = _oldest(session)
+        if _current_default(session) is None and oldest is not None:
+            _make_default(session, oldest)
         return None
     cipher = KeyCipher.for_settings(settings)
     api_key = os.environ.get("OPENAI_API_KEY", "").strip()
@@ -261,10 +288,12 @@ def _live_base_url(row: AiModelConfig, settings: Settings | None) -> str:
     return row.base_url
 
 
-def _check_fallback(session: Session, model_id: int | None, fallback_id: int) -> int:
-    if fallback_id == model_id:
+def _check_fallback(session: Session, row: AiModelConfig, fallback_id: int) -> int:
+    """A fallback the model's owner may use: a shared model, or another of their own."""
+    if fallback_id == row.id:
         raise Invalid("A model cannot be its own fallback.")
-    if session.get(AiModelConfig, fallback_id) is None:
+    fallback = usable(session, fallback_id, row.owner_id)
+    if fallback is None or (row.owner_id is None and fallback.owner_id is not None):
         raise Invalid(f"Fallback model {fallback_id} not found")
     return fallback_id
 
@@ -291,12 +320,19 @@ def _check_builtin_changes(row: AiModelConfig, changes: dict[str, object]) -> No
 
 
 def _current_default(session: Session) -> AiModelConfig | None:
-    query = select(AiModelConfig).where(AiModelConfig.is_default.is_(True))
+    query = select(AiModelConfig).where(
+        AiModelConfig.is_default.is_(True), AiModelConfig.owner_id.is_(None)
+    )
     return session.scalars(query.order_by(AiModelConfig.id).limit(1)).first()
 
 
 def _oldest(session: Session) -> AiModelConfig | None:
-    query = select(AiModelConfig).order_by(AiModelConfig.created_at, AiModelConfig.id)
+    """The oldest shared model (a person's private model is never the server's default)."""
+    query = (
+        select(AiModelConfig)
+        .where(AiModelConfig.owner_id.is_(None))
+        .order_by(AiModelConfig.created_at, AiModelConfig.id)
+    )
     return session.scalars(query.limit(1)).first()
 
 

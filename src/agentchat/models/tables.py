@@ -33,6 +33,9 @@ class AiModelConfig(Base):
     fallback_model_id: Mapped[int | None] = mapped_column(BigId)
     is_default: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
     is_builtin: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
+    # NULL: a shared model (the administrator's; everyone may pick it, nobody sees its key);
+    # else the account whose private model it is, seen by that account alone (migration 0010).
+    owner_id: Mapped[int | None] = mapped_column(BigId, index=True)
     created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         Timestamp, nullable=False, default=utcnow, onupdate=utcnow

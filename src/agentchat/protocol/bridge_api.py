@@ -51,6 +51,10 @@ class RunRequest(CamelModel):
     # them; a restarted bridge has forgotten them).
     approvals: list[str] = Field(default_factory=list, max_length=200)
     model_hosts: ModelHosts = Field(default_factory=ModelHosts)
+    # The account that owns the chat, as an opaque id ("user-7"; None without accounts): what
+    # a bridge keys a person's own long-term memory and skills by. Also sent as `userId` on the
+    # memory routes.
+    user_id: str | None = Field(default=None, max_length=200)
 
     def wire(self) -> dict[str, Any]:
         """The JSON body the API sends: the fields it set (the bridge keeps its defaults for

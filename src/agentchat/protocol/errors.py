@@ -8,6 +8,7 @@ from typing import Any
 class AppError(Exception):
     status_code = 400
     code = "bad_request"
+    headers: dict[str, str] | None = None  # sent with the error (Retry-After, say)
 
     def __init__(self, message: str, *, code: str | None = None, **extra: Any) -> None:
         super().__init__(message)

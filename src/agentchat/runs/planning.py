@@ -7,6 +7,7 @@ from sqlalchemy.orm import Session
 from agentchat.chat import tree
 from agentchat.chat.enums import MessageRole
 from agentchat.chat.sessions import get_session
+from agentchat.core.principal import agent_key
 from agentchat.core.settings import Settings
 from agentchat.models.service import ResolvedModel, resolve_model
 from agentchat.models.wire import bridge_model, model_secrets
@@ -40,8 +41,12 @@ class RunPlanner:
         if chat.status != "ACTIVE":
             raise Conflict(f"chat session {session_id} is archived; restore it to continue")
         store.ensure_can_start(db, session_id, self.settings.max_active_runs)
+        if chat.owner_id is not None:
+            store.ensure_owner_can_start(db, chat.owner_id, self.settings.max_active_runs_per_user)
         strict = body.model_id is not None and assistant_sibling_of is None  # a modelId sent
-        model = resolve_model(db, body.model_id or chat.model_id, self.settings, strict=strict)
+        model = resolve_model(
+            db, body.model_id or chat.model_id, self.settings, strict=strict, owner_id=chat.owner_id
+        )
         skill_folder = body.skill_folder if body.skill_folder is not None else chat.skill_folder
         fields = {"model_id": model.id, "skill_folder": skill_folder or None}
         if body.model_id is not None:
@@ -84,6 +89,7 @@ class RunPlanner:
         # while the run's rows hold a database lock.
         toolsets = self.toolsets(body.toolsets, chat.toolsets)
         request = self.bridge_request(plan, model, body.max_iterations, toolsets, chat.approvals)
+        request.user_id = agent_key(chat.owner_id)
         return ActiveRun(plan=plan, request=request, secrets=model_secrets(request.model))
 
     def create_regenerate(self, db: Session, message_id: int, run_id: str) -> ActiveRun:

@@ -39,13 +39,14 @@ class Bridge(Protocol):
 
     async def reset(self, session_id: str) -> None: ...
 
-    async def get_memory(self, session_id: str) -> MemoryView: ...
+    async def get_memory(self, session_id: str, user_id: str | None = None) -> MemoryView: ...
 
     async def put_memory(
         self,
         session_id: str,
         memory: str | list[str] | None = None,
         user: str | list[str] | None = None,
+        user_id: str | None = None,
     ) -> MemoryView: ...
 
 

@@ -6,8 +6,17 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 
-from agentchat.core.deps import DbSession
+from agentchat.chat.deps import (
+    ChatSessionDep,
+    OwnedMessageId,
+    OwnedRunId,
+    OwnedSessionId,
+    owned_run_ids,
+)
+from agentchat.core.deps import DatabaseDep, DbSession
+from agentchat.core.principal import PrincipalDep
 from agentchat.protocol.bridge_api import MemoryView
 from agentchat.protocol.camel import ERROR_RESPONSES
 from agentchat.protocol.errors import Invalid
@@ -57,14 +66,14 @@ Runs = Annotated[RunService, Depends(get_runs)]
     operation_id="startRun",
     responses={429: ERROR_RESPONSES[409]},
 )
-async def start_run(session_id: int, body: RunStart, runs: Runs) -> RunStarted:
+async def start_run(session_id: OwnedSessionId, body: RunStart, runs: Runs) -> RunStarted:
     return await runs.start(session_id, body)
 
 
 @router.post(
     "/api/chat/messages/{message_id}/regenerate", status_code=201, operation_id="regenerate"
 )
-async def regenerate(message_id: int, runs: Runs) -> Regenerated:
+async def regenerate(message_id: OwnedMessageId, runs: Runs) -> Regenerated:
     return await runs.regenerate(message_id)
 
 
@@ -87,7 +96,7 @@ def _last_id(query: int | None, header: str | None) -> int:
     response_description=STREAM_DESCRIPTION,
 )
 async def stream_run(
-    run_id: str,
+    run_id: OwnedRunId,
     runs: Runs,
     last_event_id: Annotated[int | None, Query(alias="lastEventId", ge=0)] = None,
     last_event_header: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
@@ -114,6 +123,8 @@ def _ended_run(state: RunSnapshot) -> bytes:
 )
 async def stream_runs(
     runs: Runs,
+    database: DatabaseDep,
+    who: PrincipalDep,
     run_ids: Annotated[str, Query(alias="runs", min_length=1, max_length=5000)],
     last_event_ids: Annotated[str | None, Query(alias="lastEventIds", max_length=5000)] = None,
 ) -> RunEventStream:
@@ -129,59 +140,61 @@ async def stream_runs(
         raise Invalid("lastEventIds: must be integers") from exc
     if any(n < 0 for n in numbers):
         raise Invalid("lastEventIds: must not be negative")
+    await run_in_threadpool(owned_run_ids, ids, database, who)
     return multi_run_stream(runs.bus, list(zip(ids, numbers, strict=True)))
 
 
 @router.get("/api/chat/runs/{run_id}/state", operation_id="runState")
-async def run_state(run_id: str, runs: Runs) -> RunSnapshot:
+async def run_state(run_id: OwnedRunId, runs: Runs) -> RunSnapshot:
     return await runs.state(run_id)
 
 
 @router.post("/api/chat/runs/{run_id}/clarify", operation_id="answerClarify")
-async def answer_clarify(run_id: str, body: ClarifyAnswer, runs: Runs) -> RunSnapshot:
+async def answer_clarify(run_id: OwnedRunId, body: ClarifyAnswer, runs: Runs) -> RunSnapshot:
     return await runs.resume(run_id, body.clarify_id, body.answer)
 
 
 @router.post("/api/chat/runs/{run_id}/steer", operation_id="steerRun")
-async def steer_run(run_id: str, body: SteerRequest, runs: Runs) -> Accepted:
+async def steer_run(run_id: OwnedRunId, body: SteerRequest, runs: Runs) -> Accepted:
     """A message for the running agent, read with its next tool result (no interruption)."""
     await runs.steer(run_id, body.message)
     return Accepted()
 
 
 @router.post("/api/chat/runs/{run_id}/stop", operation_id="stopRun")
-async def stop_run(run_id: str, runs: Runs) -> RunSnapshot:
+async def stop_run(run_id: OwnedRunId, runs: Runs) -> RunSnapshot:
     return await runs.stop(run_id)
 
 
 @router.post("/api/chat/sessions/{session_id}/reset", operation_id="resetSession")
 async def reset_session(
-    session_id: int, runs: Runs, body: ResetRequest | None = None
+    session_id: OwnedSessionId, runs: Runs, body: ResetRequest | None = None
 ) -> ResetResult:
     return await runs.reset(session_id, (body or ResetRequest()).keep_history)
 
 
 @router.get("/api/chat/sessions/{session_id}/memory", operation_id="getMemory")
-async def get_memory(session_id: int, runs: Runs) -> MemoryView:
+async def get_memory(session_id: OwnedSessionId, runs: Runs) -> MemoryView:
     return await runs.memory(session_id)
 
 
 @router.put("/api/chat/sessions/{session_id}/memory", operation_id="putMemory")
-async def put_memory(session_id: int, body: MemoryUpdate, runs: Runs) -> MemoryView:
+async def put_memory(session_id: OwnedSessionId, body: MemoryUpdate, runs: Runs) -> MemoryView:
     return await runs.put_memory(session_id, body.memory, body.user)
 
 
 @router.get("/api/memory", operation_id="getAgentMemory")
-async def get_agent_memory(runs: Runs) -> MemoryView:
-    """The agent's memory, shared by every chat (the per-chat paths read the same files)."""
-    return await runs.agent_memory()
+async def get_agent_memory(runs: Runs, who: PrincipalDep) -> MemoryView:
+    """The agent's memory, shared by every chat of its person (the per-chat paths read the
+    same files); with accounts the bridge is told whose (`userId`)."""
+    return await runs.agent_memory(who.agent_key)
 
 
 @router.put("/api/memory", operation_id="putAgentMemory")
-async def put_agent_memory(body: MemoryUpdate, runs: Runs) -> MemoryView:
-    return await runs.put_agent_memory(body.memory, body.user)
+async def put_agent_memory(body: MemoryUpdate, runs: Runs, who: PrincipalDep) -> MemoryView:
+    return await runs.put_agent_memory(body.memory, body.user, who.agent_key)
 
 
 @router.get("/api/chat/sessions/{session_id}/stats", operation_id="sessionStats")
-def session_stats(session_id: int, db: DbSession) -> SessionStats:
-    return run_stats.session_stats(db, session_id)
+def session_stats(chat: ChatSessionDep, db: DbSession) -> SessionStats:
+    return run_stats.session_stats(db, chat.id)

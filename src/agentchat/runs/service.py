@@ -120,11 +120,13 @@ class RunService:
     async def put_memory(self, session_id: int, memory: str | None, user: str | None) -> MemoryView:
         return await self.memory_proxy.write(session_id, memory, user)
 
-    async def agent_memory(self) -> MemoryView:
-        return await self.memory_proxy.read_agent()
+    async def agent_memory(self, owner: str | None = None) -> MemoryView:
+        return await self.memory_proxy.read_agent(owner)
 
-    async def put_agent_memory(self, memory: str | None, user: str | None) -> MemoryView:
-        return await self.memory_proxy.write_agent(memory, user)
+    async def put_agent_memory(
+        self, memory: str | None, user: str | None, owner: str | None = None
+    ) -> MemoryView:
+        return await self.memory_proxy.write_agent(memory, user, owner)
 
     async def steer(self, run_id: str, text: str) -> None:
         await steering.steer(self.ctx, run_id, text)

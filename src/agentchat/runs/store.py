@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from agentchat.chat import tree
 from agentchat.chat.enums import MessageRole, MessageStatus
 from agentchat.chat.sessions import get_session, live_runs, touch_session
-from agentchat.chat.tables import ChatMessage, ChatMessageLog, WorkflowPause
+from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession, WorkflowPause
 from agentchat.core.clock import utcnow
 from agentchat.protocol.errors import Conflict, Invalid, NotFound, TooManyRequests
 from agentchat.protocol.status import RunStatus
@@ -74,6 +74,26 @@ def lock_run_starts(db: Session) -> None:
         db.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": START_LOCK_ID})
     elif dialect in ("mysql", "mariadb"):
         db.execute(text("SELECT version_num FROM alembic_version FOR UPDATE"))
+
+
+def ensure_owner_can_start(db: Session, owner_id: int, max_active: int) -> None:
+    """429 `too_many_runs` when the chats of `owner_id` already run `max_active` answers
+    (counted under the start gate taken by ensure_can_start, so across processes too)."""
+    stmt = (
+        select(func.count())
+        .select_from(ChatMessage)
+        .join(ChatSession, ChatSession.id == ChatMessage.session_id)
+        .where(
+            ChatSession.owner_id == owner_id,
+            ChatMessage.role == "ASSISTANT",
+            ChatMessage.status == "RUNNING",
+        )
+    )
+    if int(db.scalar(stmt) or 0) >= max_active:
+        raise TooManyRequests(
+            f"You already have {max_active} answers running; wait for one to finish.",
+            code="too_many_runs",
+        )
 
 
 def count_running(db: Session) -> int:

@@ -4,7 +4,8 @@ Loopback is shared by every user of the machine: without this guard anyone with 
 or a service running as another user, could read every chat and drive the agent through
 127.0.0.1. A token (`AGENTCHAT_AUTH_TOKEN`) lets other people in deliberately, and
 `--insecure-public` says something else guards the server; with either the guard is off. So is
-it where the system does not say who holds a connection (`serve` says so when it starts).
+it where the system does not say who holds a connection (`serve` says so when it starts), and
+once the server has accounts: every request then signs in as one of them.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import logging
 import os
 from typing import Any, cast
 
+from fastapi import FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
+from agentchat.accounts.gate import AccountsGate
 from agentchat.core.settings import Settings
 from agentchat.web import socket_owner
 from agentchat.web.asgi import send_error
@@ -30,13 +33,18 @@ REFUSED = (
 
 
 class OwnUserMiddleware:
-    """403 `other_user` for a request whose client socket is not an open socket of `uid`."""
+    """403 `other_user` for a request whose client socket is not an open socket of `uid`;
+    off once the server has accounts (each request then signs in as a person)."""
 
-    def __init__(self, app: ASGIApp, uid: int) -> None:
+    def __init__(self, app: ASGIApp, uid: int, gate: AccountsGate | None = None) -> None:
         self.app = app
         self.uid = uid
+        self.gate = gate
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.gate is not None and await self.gate.accounts_on():
+            await self.app(scope, receive, send)
+            return
         if scope["type"] == "http" and not self._own(scope):
             log.warning(
                 "refused %s %s: not from this server's user", scope["method"], scope["path"]
@@ -62,16 +70,18 @@ def guarded(settings: Settings) -> bool:
     return not open_on_purpose and socket_owner.supported()
 
 
-def guard_own_user(app: ASGIApp, settings: Settings) -> ASGIApp:
+def guard_own_user(app: FastAPI, settings: Settings) -> ASGIApp:
     """`app` as `serve` puts it on its socket, with uvicorn's proxy headers off: only
     AGENTCHAT_FORWARDED_ALLOW_IPS' X-Forwarded-* are believed (uvicorn's default believes any
     client on 127.0.0.1), and inside the guard, which looks up the socket the request came on.
     Behind them it looked up the `host:port` a believed client named (every login connects
     from 127.0.0.1): the port of a connection the server's user holds open let anyone in."""
+    gate: AccountsGate | None = getattr(app.state, "accounts", None)
+    served: ASGIApp = app
     allowed = settings.forwarded_allow_ips.strip()
     if allowed:
-        app = cast(ASGIApp, ProxyHeadersMiddleware(cast(Any, app), trusted_hosts=allowed))
-    return OwnUserMiddleware(app, os.geteuid()) if guarded(settings) else app
+        served = cast(ASGIApp, ProxyHeadersMiddleware(cast(Any, app), trusted_hosts=allowed))
+    return OwnUserMiddleware(served, os.geteuid(), gate) if guarded(settings) else served
 
 
 def own_user_note(settings: Settings) -> str | None:

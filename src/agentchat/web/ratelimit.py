@@ -1,4 +1,6 @@
-"""Run starts (and login attempts) per client IP: a token bucket in memory, 429 + Retry-After."""
+"""Run starts (and login attempts) per client IP: a token bucket in memory, 429 + Retry-After.
+With accounts a signed-in person's run starts are counted per person instead (people behind
+one address, a company's proxy say, do not share one bucket)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from collections.abc import Callable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from agentchat.core.principal import STATE_KEY, Principal
 from agentchat.protocol.errors import TooManyRequests
 from agentchat.web.asgi import send_error
 
@@ -60,6 +63,14 @@ def limited_kind(scope: Scope) -> str | None:
     return next((kind for pattern, kind in LIMITED_POSTS if pattern.fullmatch(path)), None)
 
 
+def _who(scope: Scope) -> str:
+    principal = scope.get("state", {}).get(STATE_KEY)
+    if isinstance(principal, Principal) and principal.user_id is not None:
+        return f"user-{principal.user_id}"
+    client = scope.get("client") or ("unknown", 0)
+    return str(client[0])
+
+
 class RateLimitMiddleware:
     def __init__(self, app: ASGIApp, per_minute: int) -> None:
         self.app = app
@@ -70,8 +81,7 @@ class RateLimitMiddleware:
         if kind is None or self.bucket is None:
             await self.app(scope, receive, send)
             return
-        client = scope.get("client") or ("unknown", 0)
-        wait = self.bucket.take(f"{kind}:{client[0]}")
+        wait = self.bucket.take(f"{kind}:{_who(scope)}")
         if wait <= 0:
             await self.app(scope, receive, send)
             return

@@ -2,8 +2,9 @@
 allow-lists, and `install_security`, which puts every guard in front of the app.
 
 Order, outermost first: security headers → Host/Origin → CORS (only when configured) →
-token → run-start rate limit → body guard → the app. All are pure ASGI and look only at
-the request's headers (the body guard also reads bodies), so streams pass through unchanged."""
+sign-in (token or accounts) → run-start rate limit → body guard → the app. All are pure ASGI
+and look only at the request's headers (the body guard also reads bodies), so streams pass
+through unchanged."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from agentchat.accounts.gate import AccountsGate
 from agentchat.core.auth_sessions import install_auth_state
 from agentchat.core.log_redact import install_access_log_redactor
 from agentchat.core.settings import Settings
@@ -159,16 +161,16 @@ def install_security(app: FastAPI, settings: Settings) -> None:
     app.include_router(auth_router)
     app.add_middleware(BodyGuardMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(RateLimitMiddleware, per_minute=settings.run_rate_per_minute)
-    token = configured_token(settings)
     install_auth_state(app, settings)
     install_access_log_redactor()
-    if token:
-        app.add_middleware(
-            AuthMiddleware,
-            token=token,
-            sessions=app.state.auth_sessions,
-            throttle=app.state.auth_throttle,
-        )
+    app.state.accounts = AccountsGate(getattr(app.state, "db", None))
+    app.add_middleware(
+        AuthMiddleware,
+        token=configured_token(settings),
+        sessions=app.state.auth_sessions,
+        throttle=app.state.auth_throttle,
+        gate=app.state.accounts,
+    )
     origins = _split(settings.cors_origins)
     if origins:
         app.add_middleware(

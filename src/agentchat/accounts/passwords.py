@@ -1,0 +1,48 @@
+"""Passwords: argon2id (argon2-cffi, RFC 9106's low-memory profile), never a hand-made hash.
+
+A stored hash made with weaker parameters than today's is replaced at the next sign-in.
+"""
+
+from __future__ import annotations
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from agentchat.protocol.errors import Invalid
+
+MIN_CHARS = 8
+MAX_CHARS = 1024  # argon2 takes any length; a bound keeps a megabyte "password" cheap to refuse
+
+_hasher = PasswordHasher()
+# Verified against when the account does not exist, so both answers take the same time.
+_ABSENT = _hasher.hash("no account has this password")
+
+
+class PasswordInvalid(Invalid):
+    code = "password_invalid"
+
+
+def check_policy(password: str) -> None:
+    if len(password) < MIN_CHARS:
+        raise PasswordInvalid(f"A password has at least {MIN_CHARS} characters.")
+    if len(password) > MAX_CHARS:
+        raise PasswordInvalid(f"A password has at most {MAX_CHARS} characters.")
+
+
+def hash_password(password: str) -> str:
+    check_policy(password)
+    return _hasher.hash(password)
+
+
+def verify(stored: str | None, password: str) -> bool:
+    """Whether `password` matches `stored` (None: no password, still costs one verification)."""
+    if len(password) > MAX_CHARS:
+        return False
+    try:
+        return _hasher.verify(stored or _ABSENT, password) and stored is not None
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+def needs_rehash(stored: str) -> bool:
+    return _hasher.check_needs_rehash(stored)
