@@ -90,7 +90,12 @@ def sign_in(url: str, name: str, password: str = PASSWORD) -> Person:
 def first_admin(url: str, scripted: str, name: str = "alice") -> Person:
     """Without accounts the one person registers the model (shared) and adds the first account."""
     with httpx.Client(base_url=url, timeout=30) as single:
-        model = {"name": "scripted", "baseUrl": scripted, "modelName": "scripted", "isDefault": True}
+        model = {
+            "name": "scripted",
+            "baseUrl": scripted,
+            "modelName": "scripted",
+            "isDefault": True,
+        }
         assert single.post("/api/models", json=model).status_code == 201
         body = {"username": name, "password": PASSWORD}
         created = single.post("/api/admin/users", json=body)

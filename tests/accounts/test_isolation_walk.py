@@ -46,8 +46,12 @@ def bobs(team: Team) -> dict[str, Any]:
     bob.events(started["runId"], stop=lambda evs: any(_asks(e.data) for e in evs))
     model = bob.post(
         "/api/models",
-        {"name": f"{SECRET} model", "baseUrl": "http://127.0.0.1:9/v1", "modelName": "m",
-         "apiKey": f"sk-{SECRET}-0123456789"},
+        {
+            "name": f"{SECRET} model",
+            "baseUrl": "http://127.0.0.1:9/v1",
+            "modelName": "m",
+            "apiKey": f"sk-{SECRET}-0123456789",
+        },
         expect=201,
     )
     assert model["shared"] is False
@@ -121,7 +125,7 @@ def _example(doc: dict[str, Any], schema: dict[str, Any], depth: int = 0) -> Any
         "number": 1,
         "boolean": False,
         "array": [],
-    }.get(kind or "", None)
+    }.get(kind or "")
 
 
 def _walk(walker: Person, objects: dict[str, Any], admin: bool) -> list[str]:
@@ -133,15 +137,15 @@ def _walk(walker: Person, objects: dict[str, Any], admin: bool) -> list[str]:
         params = {"runs": objects["run_id"]} if path == "/api/chat/stream" else {"q": SECRET}
         body = _body(spec["doc"], spec["op"])
         try:
-            response = walker.http.request(
-                method, concrete, params=params, json=body, timeout=10
-            )
+            response = walker.http.request(method, concrete, params=params, json=body, timeout=10)
         except httpx.ReadTimeout:
             problems.append(f"{method} {concrete}: kept the connection open (a stream?)")
             continue
         refused = response.status_code in (403, 404)
-        must_refuse = names_object or path == "/api/chat/stream" or (
-            path.startswith("/api/admin/") and not admin
+        must_refuse = (
+            names_object
+            or path == "/api/chat/stream"
+            or (path.startswith("/api/admin/") and not admin)
         )
         if must_refuse and not refused:
             problems.append(f"{method} {concrete}: {response.status_code} {response.text[:200]}")

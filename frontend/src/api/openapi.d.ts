@@ -15,6 +15,7 @@ export interface paths {
          * Auth Status
          * @description Public: whether the server needs a token, and whether this request carries it. A wrong
          *     token or session counts as a failed sign-in (this is no free place to guess the token).
+         *     With accounts: who this request is signed in as, if anyone.
          */
         get: operations["authStatus"];
         put?: never;
@@ -36,7 +37,10 @@ export interface paths {
         put?: never;
         /**
          * Login
-         * @description Check the token and start a server-side session kept in a cookie scripts cannot read.
+         * @description Check the token (with accounts: the name and password) and start a server-side session
+         *     kept in a cookie scripts cannot read. Refusals: 401 `bad_credentials`, 403
+         *     `account_disabled` / `account_pending`, 429 `too_many_requests` (this address) /
+         *     `signin_throttled` (this account).
          */
         post: operations["login"];
         delete?: never;
@@ -108,7 +112,7 @@ export interface paths {
         };
         /**
          * List Sessions
-         * @description Sessions by last activity, newest first; `q` searches titles.
+         * @description Sessions by last activity, newest first; `q` searches titles and messages.
          */
         get: operations["listChatSessions"];
         put?: never;
@@ -452,7 +456,8 @@ export interface paths {
         };
         /**
          * Get Agent Memory
-         * @description The agent's memory, shared by every chat (the per-chat paths read the same files).
+         * @description The agent's memory, shared by every chat of its person (the per-chat paths read the
+         *     same files); with accounts the bridge is told whose (`userId`).
          */
         get: operations["getAgentMemory"];
         /** Put Agent Memory */
@@ -490,13 +495,15 @@ export interface paths {
         };
         /**
          * List Models
-         * @description Every model, oldest first. API keys are never returned.
+         * @description Every model (with accounts: the shared ones and the person's own), oldest first. API
+         *     keys are never returned.
          */
         get: operations["listModels"];
         put?: never;
         /**
          * Create Model
-         * @description Add a model; the first one becomes the default.
+         * @description Add a model; the first one becomes the default. An administrator's model is shared
+         *     with everyone; another person's is private to them.
          */
         post: operations["createModel"];
         delete?: never;
@@ -591,6 +598,322 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Me
+         * @description Who this request is signed in as (`mode` single: the server has no accounts).
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Sessions
+         * @description The person's live sign-in sessions, most recently used first; `current` is this one.
+         */
+        get: operations["listMySessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End Session
+         * @description End one of the person's sessions (404 for one that is not theirs).
+         */
+        delete: operations["endMySession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/logout-everywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Logout Everywhere
+         * @description End every session of the person, this one included (open streams end too).
+         */
+        post: operations["logoutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change Password
+         * @description Change the person's password (the current one first: 403 `password_wrong`); their other
+         *     sessions end, this one stays.
+         */
+        post: operations["changeMyPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign Up
+         * @description Ask for an account (AGENTCHAT_SIGNUP): `open` signs in at once, `approval` waits for an
+         *     administrator (status pending), `off` answers 403 `signup_closed`.
+         */
+        post: operations["signUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/invitations/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Invitation
+         * @description Public: whether an invitation link is still good (404 `invitation_invalid`).
+         */
+        get: operations["getInvitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/invitations/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept Invitation
+         * @description Create the invited account (the role the invitation grants) and sign in; the link is
+         *     used up (a second accept: 404 `invitation_invalid`).
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Users */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Create User
+         * @description Add a person. The first account is an administrator whatever `role` says, takes every
+         *     chat that exists, and turns accounts on: from then everyone signs in.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete User
+         * @description Delete a person with their data: chats (409 `run_active` while one runs), private
+         *     models and their keys, sessions; the freed database pages are scrubbed and their chats'
+         *     agents dropped from the bridges. Not oneself (409 `own_account`), not the last
+         *     administrator (409 `last_admin`).
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Update User
+         * @description Change a role (pending → user approves a sign-up) or disable / enable. Disabling ends
+         *     every session of the person at once, open streams included. 409 `last_admin` when it
+         *     would leave no administrator who can sign in.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/api/admin/users/{user_id}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset Password
+         * @description Set a person's password; their sessions end (they sign in with the new one).
+         */
+        post: operations["resetUserPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Invitations
+         * @description The invitations not used and not expired yet.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Create Invitation
+         * @description A link for one new account with `role`, good once until it expires (default
+         *     AGENTCHAT_INVITATION_TTL_HOURS). The token is shown only here.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke Invitation */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage
+         * @description Stored token usage per person, per model, per day (UTC), oldest day first.
+         */
+        get: operations["usagePerUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit Log
+         * @description Sign-ins, failed sign-ins, administrators' actions and role changes, newest first.
+         */
+        get: operations["auditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -642,12 +965,61 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** AuthStatus */
+        /** AuditPage */
+        AuditPage: {
+            /** Items */
+            items: components["schemas"]["AuditPublic"][];
+            /** Nextbefore */
+            nextBefore: number | null;
+        };
+        /** AuditPublic */
+        AuditPublic: {
+            /** Id */
+            id: unknown;
+            /** At */
+            at: unknown;
+            /** Action */
+            action: unknown;
+            /** Actorid */
+            actorId: unknown;
+            /** Actorname */
+            actorName: unknown;
+            /** Targetid */
+            targetId: unknown;
+            /** Targetname */
+            targetName: unknown;
+            /** Ip */
+            ip: unknown;
+            /** Useragent */
+            userAgent: unknown;
+            /** Detail */
+            detail: unknown;
+        };
+        /**
+         * AuthStatus
+         * @description `mode` accounts: people sign in with a name and password (or `singleSignOn`, the
+         *     name of the single sign-on button, when configured); `user` is who this request is.
+         */
         AuthStatus: {
             /** Authrequired */
             authRequired: boolean;
             /** Authenticated */
             authenticated: boolean;
+            /**
+             * Mode
+             * @default single
+             * @enum {string}
+             */
+            mode: "single" | "accounts";
+            user: components["schemas"]["Me"] | null;
+            /**
+             * Signup
+             * @default off
+             * @enum {string}
+             */
+            signup: "off" | "approval" | "open";
+            /** Singlesignon */
+            singleSignOn: string | null;
         };
         /** ClarifyAnswer */
         ClarifyAnswer: {
@@ -750,6 +1122,11 @@ export interface components {
             /** Newmessageid */
             newMessageId: number;
         };
+        /** Ended */
+        Ended: {
+            /** Ended */
+            ended: number;
+        };
         /** ErrorBody */
         ErrorBody: {
             error: components["schemas"]["ErrorDetail"];
@@ -801,6 +1178,64 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** InvitationAccept */
+        InvitationAccept: {
+            /** Username */
+            username: string;
+            /** Password */
+            password: string;
+        };
+        /** InvitationCreate */
+        InvitationCreate: {
+            /**
+             * Role
+             * @default user
+             * @enum {string}
+             */
+            role?: "admin" | "user";
+            /** Expiresinhours */
+            expiresInHours?: number | null;
+        };
+        /**
+         * InvitationCreated
+         * @description `token` is shown once; `path` is the page's address for it (`/invite/{token}`).
+         */
+        InvitationCreated: {
+            /** Id */
+            id: unknown;
+            /** Role */
+            role: unknown;
+            /** Createdat */
+            createdAt: unknown;
+            /** Expiresat */
+            expiresAt: unknown;
+            /** Createdby */
+            createdBy: unknown;
+            /** Token */
+            token: unknown;
+            /** Path */
+            path: unknown;
+        };
+        /** InvitationInfo */
+        InvitationInfo: {
+            /** Role */
+            role: unknown;
+            /** Expiresat */
+            expiresAt: unknown;
+        };
+        /** InvitationPublic */
+        InvitationPublic: {
+            /** Id */
+            id: unknown;
+            /** Role */
+            role: unknown;
+            /** Createdat */
+            createdAt: unknown;
+            /** Expiresat */
+            expiresAt: unknown;
+            /** Createdby */
+            createdBy: unknown;
+        };
         /** LogPublic */
         LogPublic: {
             /** Seq */
@@ -821,10 +1256,38 @@ export interface components {
             /** Createdat */
             createdAt: string;
         };
-        /** LoginRequest */
+        /**
+         * LoginRequest
+         * @description Without accounts: `token`. With accounts: `username` and `password`.
+         */
         LoginRequest: {
             /** Token */
-            token: string;
+            token?: string | null;
+            /** Username */
+            username?: string | null;
+            /** Password */
+            password?: string | null;
+        };
+        /**
+         * Me
+         * @description Who the request signs in as. `mode` single: the server has no accounts (its one person:
+         *     id null, role admin).
+         */
+        Me: {
+            /** Id */
+            id: number | null;
+            /** Username */
+            username: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "admin" | "user" | "pending";
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "single" | "accounts";
         };
         /** MemoryFile */
         MemoryFile: {
@@ -984,6 +1447,11 @@ export interface components {
             hasApiKey: boolean;
             /** Apikeylast4 */
             apiKeyLast4: string | null;
+            /**
+             * Shared
+             * @default true
+             */
+            shared: boolean;
             /** Createdat */
             createdAt: string | null;
         };
@@ -1024,6 +1492,18 @@ export interface components {
             fallbackModelId?: number | null;
             /** Isdefault */
             isDefault?: boolean | null;
+        };
+        /** PasswordChange */
+        PasswordChange: {
+            /** Currentpassword */
+            currentPassword: string;
+            /** Newpassword */
+            newPassword: string;
+        };
+        /** PasswordReset */
+        PasswordReset: {
+            /** Password */
+            password: string;
         };
         /**
          * Pause
@@ -1180,11 +1660,11 @@ export interface components {
             sessionId: number;
             /** Sessionuuid */
             sessionUuid: string;
-            session: components["schemas"]["SessionPublic"];
+            session: components["schemas"]["agentchat__chat__schemas__SessionPublic"];
         };
         /** SessionDetail */
         SessionDetail: {
-            session: components["schemas"]["SessionPublic"];
+            session: components["schemas"]["agentchat__chat__schemas__SessionPublic"];
             /** Messages */
             messages: components["schemas"]["MessagePublic"][];
             /** Hasmore */
@@ -1193,56 +1673,11 @@ export interface components {
         /** SessionPage */
         SessionPage: {
             /** Items */
-            items: components["schemas"]["SessionPublic"][];
+            items: components["schemas"]["agentchat__chat__schemas__SessionPublic"][];
             /** Nextcursor */
             nextCursor: string | null;
             /** Hasmore */
             hasMore: boolean;
-        };
-        /** SessionPublic */
-        SessionPublic: {
-            /** Id */
-            id: number;
-            /** Sessionuuid */
-            sessionUuid: string;
-            /** Title */
-            title: string | null;
-            /** Modelid */
-            modelId: number | null;
-            /** Skillfolder */
-            skillFolder: string | null;
-            /** Toolsets */
-            toolsets: string[] | null;
-            /**
-             * Approvals
-             * @description What was allowed "for this chat" (hermes' dangerous-command patterns)
-             */
-            approvals: string[];
-            /** Hermessession */
-            hermesSession: string | null;
-            status: components["schemas"]["SessionStatus"];
-            /** Createdat */
-            createdAt: string;
-            /** Updatedat */
-            updatedAt: string;
-            /** Lastmessageat */
-            lastMessageAt: string | null;
-            /** Lastsummarizedat */
-            lastSummarizedAt: string | null;
-            /** Lastmessagepreview */
-            lastMessagePreview: string | null;
-            /**
-             * Hasactiverun
-             * @default false
-             */
-            hasActiveRun: boolean;
-            /**
-             * Haspendingclarify
-             * @default false
-             */
-            hasPendingClarify: boolean;
-            /** Activerunid */
-            activeRunId: string | null;
         };
         /**
          * SessionStats
@@ -1288,6 +1723,25 @@ export interface components {
             toolsets?: string[] | null;
             /** Approvals */
             approvals?: string[] | null;
+        };
+        /** SignupRequest */
+        SignupRequest: {
+            /** Username */
+            username: string;
+            /** Password */
+            password: string;
+        };
+        /**
+         * SignupResult
+         * @description `active`: signed in (the cookie is set); `pending`: an administrator approves first.
+         */
+        SignupResult: {
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "active" | "pending";
+            user: components["schemas"]["Me"] | null;
         };
         /** SkillDetail */
         SkillDetail: {
@@ -1622,6 +2076,30 @@ export interface components {
             contextLength?: number;
         };
         /**
+         * UsageRow
+         * @description One person's stored token usage on one model on one day (UTC).
+         */
+        UsageRow: {
+            /** Userid */
+            userId: number;
+            /** Username */
+            username: string;
+            /** Day */
+            day: string;
+            /** Modelid */
+            modelId: number | null;
+            /** Modelname */
+            modelName: string | null;
+            /** Turns */
+            turns: number;
+            /** Prompttokens */
+            promptTokens: number;
+            /** Completiontokens */
+            completionTokens: number;
+            /** Totaltokens */
+            totalTokens: number;
+        };
+        /**
          * UsageTotals
          * @description Sums over the turns that reported usage; `turns` is how many did.
          */
@@ -1687,6 +2165,49 @@ export interface components {
              */
             apiCalls: number;
         };
+        /** UserCreate */
+        UserCreate: {
+            /** Username */
+            username: string;
+            /** Password */
+            password: string;
+            /**
+             * Role
+             * @default user
+             * @enum {string}
+             */
+            role?: "admin" | "user" | "pending";
+        };
+        /** UserPublic */
+        UserPublic: {
+            /** Id */
+            id: unknown;
+            /** Username */
+            username: unknown;
+            /** Role */
+            role: unknown;
+            /** Disabled */
+            disabled: unknown;
+            /** Haspassword */
+            hasPassword: unknown;
+            /** Singlesignon */
+            singleSignOn: unknown;
+            /** Createdat */
+            createdAt: unknown;
+            /** Lastsigninat */
+            lastSigninAt: unknown;
+        };
+        /**
+         * UserUpdate
+         * @description The fields sent change: a role (pending → user approves a sign-up), or disabled (which
+         *     ends every session of the person at once, open streams included).
+         */
+        UserUpdate: {
+            /** Role */
+            role?: ("admin" | "user" | "pending") | null;
+            /** Disabled */
+            disabled?: boolean | null;
+        };
         /** ValidationError */
         ValidationError: {
             /** Location */
@@ -1746,6 +2267,73 @@ export interface components {
             interrupted?: boolean | null;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * SessionPublic
+         * @description A sign-in session of the person (its token is never shown again).
+         */
+        agentchat__accounts__schemas__SessionPublic: {
+            /** Id */
+            id: unknown;
+            /** Method */
+            method: unknown;
+            /** Ip */
+            ip: unknown;
+            /** Useragent */
+            userAgent: unknown;
+            /** Createdat */
+            createdAt: unknown;
+            /** Lastseenat */
+            lastSeenAt: unknown;
+            /** Expiresat */
+            expiresAt: unknown;
+            /** Current */
+            current: unknown;
+        };
+        /** SessionPublic */
+        agentchat__chat__schemas__SessionPublic: {
+            /** Id */
+            id: number;
+            /** Sessionuuid */
+            sessionUuid: string;
+            /** Title */
+            title: string | null;
+            /** Modelid */
+            modelId: number | null;
+            /** Skillfolder */
+            skillFolder: string | null;
+            /** Toolsets */
+            toolsets: string[] | null;
+            /**
+             * Approvals
+             * @description What was allowed "for this chat" (hermes' dangerous-command patterns)
+             */
+            approvals: string[];
+            /** Hermessession */
+            hermesSession: string | null;
+            status: components["schemas"]["SessionStatus"];
+            /** Createdat */
+            createdAt: string;
+            /** Updatedat */
+            updatedAt: string;
+            /** Lastmessageat */
+            lastMessageAt: string | null;
+            /** Lastsummarizedat */
+            lastSummarizedAt: string | null;
+            /** Lastmessagepreview */
+            lastMessagePreview: string | null;
+            /**
+             * Hasactiverun
+             * @default false
+             */
+            hasActiveRun: boolean;
+            /**
+             * Haspendingclarify
+             * @default false
+             */
+            hasPendingClarify: boolean;
+            /** Activerunid */
+            activeRunId: string | null;
         };
     };
     responses: never;
@@ -1807,8 +2395,17 @@ export interface operations {
                     "application/json": components["schemas"]["AuthStatus"];
                 };
             };
-            /** @description Wrong token */
+            /** @description Wrong token, name or password */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Account disabled or not approved yet */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2115,7 +2712,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SessionPublic"];
+                    "application/json": components["schemas"]["agentchat__chat__schemas__SessionPublic"];
                 };
             };
             /** @description Not found */
@@ -3537,6 +4134,896 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SkillDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMySessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["agentchat__accounts__schemas__SessionPublic"][];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    endMySession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    logoutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ended"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    changeMyPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ended"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    signUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignupRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignupResult"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationInfo"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationAccept"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPublic"][];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPublic"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPublic"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resetUserPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordReset"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPublic"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPublic"][];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationCreated"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    usagePerUser: {
+        parameters: {
+            query?: {
+                /** @description The last N days */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageRow"][];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    auditLog: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextBefore of the last page */
+                before?: number | null;
+                action?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
                 };
             };
             /** @description Not found */
