@@ -1,4 +1,4 @@
-"""Migration 0009 on SQLite, PostgreSQL and MariaDB with chats and models in place: they keep
+"""Migration 0010 on SQLite, PostgreSQL and MariaDB with chats and models in place: they keep
 everything, without an owner; the first account then takes every chat (approvals with it),
 and the models become its shared ones; down and up again."""
 
@@ -14,7 +14,7 @@ from agentchat.core.database import Database
 from agentchat.migrations import downgrade, upgrade
 from tests.support.databases import DIALECTS, fresh_database_url, worker_tag
 
-BEFORE = "0008_full_unicode"
+BEFORE = "0009_ids_never_reused"
 _CHAT = text(
     "INSERT INTO chat_session (session_uuid, title, status, created_at, updated_at, "
     "activity_at, approvals) VALUES (:uuid, :title, 'ACTIVE', CURRENT_TIMESTAMP, "
@@ -30,7 +30,7 @@ NEW_TABLES = {"app_user", "account_session", "account_token", "audit_event"}
 
 @pytest.mark.db
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_0009_keeps_the_chats_and_models_and_the_first_account_takes_them(
+def test_0010_keeps_the_chats_and_models_and_the_first_account_takes_them(
     dialect: str, tmp_path: Path
 ) -> None:
     url = fresh_database_url(dialect, tmp_path, f"{worker_tag()}_accounts", migrate=False)
