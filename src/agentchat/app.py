@@ -7,6 +7,7 @@ from starlette.types import ASGIApp
 
 from agentchat import __version__
 from agentchat.accounts.admin_routes import router as admin_router
+from agentchat.accounts.oidc_routes import router as oidc_router
 from agentchat.accounts.routes import router as accounts_router
 from agentchat.chat.router import router as chat_router
 from agentchat.core.bridge_status import BridgeStatus
@@ -39,6 +40,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app.include_router(models_router)
     app.include_router(skills_router)
     app.include_router(accounts_router)
+    app.include_router(oidc_router)
     app.include_router(admin_router)
     mount_frontend(app, STATIC_DIR)
     return app

@@ -67,12 +67,11 @@ def test_an_upgraded_sqlite_file_keeps_its_chats_and_search_and_reuses_no_id(
 ) -> None:
     url = fresh_database_url("sqlite", tmp_path, "ids_0008", migrate=False)
     upgrade(url, "0008_full_unicode")
+    kept, newest, newest_message = 1, 2, 2
+    _old_chat(url, kept, "kept", 1, "bouchons in Lyon")  # SQL: the schema of 0008, not the ORM's
+    _old_chat(url, newest, "newest", newest_message, "the newest question")
     db = Database(url)
     try:
-        kept = new_session(db, "kept")
-        add(db, kept, None, "USER", "bouchons in Lyon")
-        newest = new_session(db, "newest")
-        newest_message = add(db, newest, None, "USER", "the newest question")
         upgrade(url)
         _delete_chat(db, newest)
         again = new_session(db, "again")
@@ -86,6 +85,29 @@ def test_an_upgraded_sqlite_file_keeps_its_chats_and_search_and_reuses_no_id(
             s.execute(text(INTEGRITY_CHECK))
     finally:
         db.dispose()
+
+
+def _old_chat(url: str, chat: int, title: str, message: int, content: str) -> None:
+    database = Database(url)  # its connections have the SQL functions the search triggers call
+    try:
+        with database.engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO chat_session (id, session_uuid, title, status, created_at, "
+                    "updated_at, activity_at) VALUES (:id, :uuid, :title, 'ACTIVE', "
+                    "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                ),
+                {"id": chat, "uuid": f"s{chat}", "title": title},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO chat_message (id, session_id, role, content, status, created_at) "
+                    "VALUES (:id, :chat, 'USER', :content, 'SENT', CURRENT_TIMESTAMP)"
+                ),
+                {"id": message, "chat": chat, "content": content},
+            )
+    finally:
+        database.dispose()
 
 
 @pytest.mark.db

@@ -761,6 +761,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/oidc/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start
+         * @description 302 to the provider's sign-in (404 `oidc_off` when not configured, 409 `accounts_off`
+         *     before the first account exists).
+         */
+        get: operations["oidcStart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Callback
+         * @description Sign in with the provider's answer; 302 to the page (`next` of the start), or to
+         *     `/signin?error=CODE`.
+         */
+        get: operations["oidcCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/users": {
         parameters: {
             query?: never;
@@ -1660,11 +1702,11 @@ export interface components {
             sessionId: number;
             /** Sessionuuid */
             sessionUuid: string;
-            session: components["schemas"]["agentchat__chat__schemas__SessionPublic"];
+            session: components["schemas"]["SessionPublic"];
         };
         /** SessionDetail */
         SessionDetail: {
-            session: components["schemas"]["agentchat__chat__schemas__SessionPublic"];
+            session: components["schemas"]["SessionPublic"];
             /** Messages */
             messages: components["schemas"]["MessagePublic"][];
             /** Hasmore */
@@ -1673,11 +1715,56 @@ export interface components {
         /** SessionPage */
         SessionPage: {
             /** Items */
-            items: components["schemas"]["agentchat__chat__schemas__SessionPublic"][];
+            items: components["schemas"]["SessionPublic"][];
             /** Nextcursor */
             nextCursor: string | null;
             /** Hasmore */
             hasMore: boolean;
+        };
+        /** SessionPublic */
+        SessionPublic: {
+            /** Id */
+            id: number;
+            /** Sessionuuid */
+            sessionUuid: string;
+            /** Title */
+            title: string | null;
+            /** Modelid */
+            modelId: number | null;
+            /** Skillfolder */
+            skillFolder: string | null;
+            /** Toolsets */
+            toolsets: string[] | null;
+            /**
+             * Approvals
+             * @description What was allowed "for this chat" (hermes' dangerous-command patterns)
+             */
+            approvals: string[];
+            /** Hermessession */
+            hermesSession: string | null;
+            status: components["schemas"]["SessionStatus"];
+            /** Createdat */
+            createdAt: string;
+            /** Updatedat */
+            updatedAt: string;
+            /** Lastmessageat */
+            lastMessageAt: string | null;
+            /** Lastsummarizedat */
+            lastSummarizedAt: string | null;
+            /** Lastmessagepreview */
+            lastMessagePreview: string | null;
+            /**
+             * Hasactiverun
+             * @default false
+             */
+            hasActiveRun: boolean;
+            /**
+             * Haspendingclarify
+             * @default false
+             */
+            hasPendingClarify: boolean;
+            /** Activerunid */
+            activeRunId: string | null;
         };
         /**
          * SessionStats
@@ -1723,6 +1810,28 @@ export interface components {
             toolsets?: string[] | null;
             /** Approvals */
             approvals?: string[] | null;
+        };
+        /**
+         * SignInSession
+         * @description A sign-in session of the person (its token is never shown again).
+         */
+        SignInSession: {
+            /** Id */
+            id: unknown;
+            /** Method */
+            method: unknown;
+            /** Ip */
+            ip: unknown;
+            /** Useragent */
+            userAgent: unknown;
+            /** Createdat */
+            createdAt: unknown;
+            /** Lastseenat */
+            lastSeenAt: unknown;
+            /** Expiresat */
+            expiresAt: unknown;
+            /** Current */
+            current: unknown;
         };
         /** SignupRequest */
         SignupRequest: {
@@ -2268,73 +2377,6 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /**
-         * SessionPublic
-         * @description A sign-in session of the person (its token is never shown again).
-         */
-        agentchat__accounts__schemas__SessionPublic: {
-            /** Id */
-            id: unknown;
-            /** Method */
-            method: unknown;
-            /** Ip */
-            ip: unknown;
-            /** Useragent */
-            userAgent: unknown;
-            /** Createdat */
-            createdAt: unknown;
-            /** Lastseenat */
-            lastSeenAt: unknown;
-            /** Expiresat */
-            expiresAt: unknown;
-            /** Current */
-            current: unknown;
-        };
-        /** SessionPublic */
-        agentchat__chat__schemas__SessionPublic: {
-            /** Id */
-            id: number;
-            /** Sessionuuid */
-            sessionUuid: string;
-            /** Title */
-            title: string | null;
-            /** Modelid */
-            modelId: number | null;
-            /** Skillfolder */
-            skillFolder: string | null;
-            /** Toolsets */
-            toolsets: string[] | null;
-            /**
-             * Approvals
-             * @description What was allowed "for this chat" (hermes' dangerous-command patterns)
-             */
-            approvals: string[];
-            /** Hermessession */
-            hermesSession: string | null;
-            status: components["schemas"]["SessionStatus"];
-            /** Createdat */
-            createdAt: string;
-            /** Updatedat */
-            updatedAt: string;
-            /** Lastmessageat */
-            lastMessageAt: string | null;
-            /** Lastsummarizedat */
-            lastSummarizedAt: string | null;
-            /** Lastmessagepreview */
-            lastMessagePreview: string | null;
-            /**
-             * Hasactiverun
-             * @default false
-             */
-            hasActiveRun: boolean;
-            /**
-             * Haspendingclarify
-             * @default false
-             */
-            hasPendingClarify: boolean;
-            /** Activerunid */
-            activeRunId: string | null;
-        };
     };
     responses: never;
     parameters: never;
@@ -2712,7 +2754,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["agentchat__chat__schemas__SessionPublic"];
+                    "application/json": components["schemas"]["SessionPublic"];
                 };
             };
             /** @description Not found */
@@ -4227,7 +4269,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["agentchat__accounts__schemas__SessionPublic"][];
+                    "application/json": components["schemas"]["SignInSession"][];
                 };
             };
             /** @description Not found */
@@ -4553,6 +4595,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    oidcStart: {
+        parameters: {
+            query?: {
+                next?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    oidcCallback: {
+        parameters: {
+            query?: {
+                code?: string | null;
+                state?: string | null;
+                error?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

@@ -17,7 +17,7 @@ from agentchat.accounts.schemas import (
     InvitationInfo,
     Me,
     PasswordChange,
-    SessionPublic,
+    SignInSession,
     SignupRequest,
     SignupResult,
 )
@@ -43,11 +43,11 @@ def get_me(who: PrincipalDep) -> Me:
 
 
 @router.get("/sessions", operation_id="listMySessions")
-async def list_sessions(who: PrincipalDep, database: DatabaseDep) -> list[SessionPublic]:
+async def list_sessions(who: PrincipalDep, database: DatabaseDep) -> list[SignInSession]:
     """The person's live sign-in sessions, most recently used first; `current` is this one."""
     user_id = _account(who)
     rows = await transact(database, lambda db: sessions.list_of(db, user_id))
-    return [SessionPublic.of(row, who.session_id) for row in rows]
+    return [SignInSession.of(row, who.session_id) for row in rows]
 
 
 @router.delete(

@@ -50,7 +50,7 @@ class SignupResult(CamelModel):
     user: Me | None = None
 
 
-class SessionPublic(Timestamps):
+class SignInSession(Timestamps):
     """A sign-in session of the person (its token is never shown again)."""
 
     id: int
@@ -63,7 +63,7 @@ class SessionPublic(Timestamps):
     current: bool
 
     @classmethod
-    def of(cls, row: AccountSession, current_id: int | None) -> SessionPublic:
+    def of(cls, row: AccountSession, current_id: int | None) -> SignInSession:
         return cls(
             id=row.id,
             method=row.method,

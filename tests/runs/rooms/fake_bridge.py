@@ -152,7 +152,7 @@ class FakeBridge:
     async def reset(self, session_id: str) -> None:
         self.resets.append(session_id)
 
-    async def get_memory(self, session_id: str) -> MemoryView:
+    async def get_memory(self, session_id: str, user_id: str | None = None) -> MemoryView:
         if self.memory_error is not None:
             raise self.memory_error
         return MemoryView.model_validate(
@@ -164,6 +164,7 @@ class FakeBridge:
         session_id: str,
         memory: str | list[str] | None = None,
         user: str | list[str] | None = None,
+        user_id: str | None = None,
     ) -> MemoryView:
         if self.memory_error is not None:
             raise self.memory_error
