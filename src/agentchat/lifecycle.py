@@ -16,6 +16,9 @@ from contextlib import asynccontextmanager
 import anyio
 from fastapi import FastAPI
 
+from agentchat.accounts.broadcast import RevocationChannel
+from agentchat.accounts.gate import AccountsGate
+from agentchat.accounts.users import adopt_at_start
 from agentchat.bridge_client.workers import BridgeWorkers
 from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
@@ -45,6 +48,7 @@ def prepare_data(settings: Settings, database: Database, scripted_url: str | Non
     install_samples(settings.resolved_skills_dir)
     with migration_lock(database.engine), database.session() as session:  # one first start
         ensure_default_model(session, settings, scripted_url)
+        adopt_at_start(session)  # chats a process without accounts made meanwhile
         if scripted_url:
             update_builtin_base_url(session, scripted_url)
 
@@ -117,6 +121,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         for loop in loops:
             loop.start()
         await runs.listen()
+        gate: AccountsGate = app.state.accounts
+        if settings.redis_url:  # ended sessions are told to every API process
+            await gate.listen(RevocationChannel(settings.redis_url, settings.redis_prefix))
         app.state.runs = runs
         app.state.forget_agent = runs.forget_agent  # a deleted chat's agent (chat.agent_forget)
         deadline = ShutdownDeadline(settings.shutdown_grace_s)
@@ -129,6 +136,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await runs.shutdown(deadline.remaining())  # still taking steering meanwhile
         if control_bus is not None:
             await control_bus.aclose()
+        await gate.aclose()
         await owners.aclose()
         await bus.close()
         await bridges.aclose()

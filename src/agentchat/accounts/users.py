@@ -106,6 +106,14 @@ def adopt_unowned(db: Session, admin_id: int) -> int:
     return int(result.rowcount)  # type: ignore[attr-defined]
 
 
+def adopt_at_start(db: Session) -> None:
+    """With accounts, chats left without an owner (made by a process that had not noticed
+    the first account yet) become the first administrator's."""
+    admin_id = first_admin_id(db)
+    if admin_id is not None:
+        adopt_unowned(db, admin_id)
+
+
 def first_admin_id(db: Session) -> int | None:
     stmt = select(AppUser.id).where(AppUser.role == ADMIN).order_by(AppUser.id).limit(1)
     return db.scalar(stmt)
