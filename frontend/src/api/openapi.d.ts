@@ -994,7 +994,8 @@ export interface components {
         };
         /**
          * Approval
-         * @description What a pause for a dangerous command asks the person to allow.
+         * @description What a pause for a dangerous command asks the person to allow; with `mcp`, a call of an
+         *     MCP server's tool (`command` is then the tool's name and its arguments).
          */
         Approval: {
             /** Command */
@@ -1004,6 +1005,7 @@ export interface components {
              * @default
              */
             description?: string;
+            mcp?: components["schemas"]["McpOrigin"] | null;
         } & {
             [key: string]: unknown;
         };
@@ -1309,6 +1311,18 @@ export interface components {
             username?: string | null;
             /** Password */
             password?: string | null;
+        };
+        /**
+         * McpOrigin
+         * @description The MCP server and its own tool name behind an `mcp__<server>__<tool>` call.
+         */
+        McpOrigin: {
+            /** Server */
+            server: string;
+            /** Tool */
+            tool: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * Me
@@ -2040,6 +2054,7 @@ export interface components {
             args?: {
                 [key: string]: unknown;
             };
+            mcp?: components["schemas"]["McpOrigin"] | null;
         } & {
             [key: string]: unknown;
         };
@@ -2066,6 +2081,34 @@ export interface components {
             durationMs: number | null;
             /** Calledat */
             calledAt: string | null;
+        };
+        /**
+         * ToolMedia
+         * @description An image, a sound or a file an MCP tool returned (hermes cached it on the agent's host):
+         *     `data` is its bytes in base64 when they are small enough to travel, else absent.
+         */
+        ToolMedia: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "image" | "audio" | "file";
+            /** Name */
+            name: string;
+            /**
+             * Mime
+             * @default
+             */
+            mime?: string;
+            /**
+             * Size
+             * @default 0
+             */
+            size?: number;
+            /** Data */
+            data?: string | null;
+        } & {
+            [key: string]: unknown;
         };
         /** ToolResult */
         ToolResult: {
@@ -2103,6 +2146,9 @@ export interface components {
             isError?: boolean | null;
             /** Timedby */
             timedBy?: "hermes" | null;
+            mcp?: components["schemas"]["McpOrigin"] | null;
+            /** Media */
+            media?: components["schemas"]["ToolMedia"][] | null;
         } & {
             [key: string]: unknown;
         };

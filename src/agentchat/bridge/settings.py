@@ -35,6 +35,12 @@ class BridgeSettings(BaseSettings):
         validation_alias=AliasChoices("AGENTCHAT_AGENT_SKILL_MANAGEMENT", "skill_management"),
         description="The agent may create skills (hermes home only; user skills stay read-only)",
     )
+    mcp_transports: str = Field(
+        default="stdio,http",
+        validation_alias=AliasChoices("AGENTCHAT_AGENT_MCP_TRANSPORTS", "mcp_transports"),
+        description="The kinds of MCP server the agent may use: stdio (a command on this "
+        "host), http; empty: none",
+    )
     pool_size: int = Field(default=8, ge=1)
     clarify_timeout_s: float = Field(default=30 * 60, gt=0)
     keepalive_s: float = Field(default=10.0, gt=0)
@@ -61,6 +67,10 @@ class BridgeSettings(BaseSettings):
     @property
     def default_toolsets(self) -> list[str]:
         return [t.strip() for t in self.toolsets.split(",") if t.strip()]
+
+    @property
+    def allowed_mcp_transports(self) -> frozenset[str]:
+        return frozenset(t.strip() for t in self.mcp_transports.split(",") if t.strip())
 
     @property
     def silence_limit_s(self) -> float:

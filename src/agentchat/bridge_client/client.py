@@ -30,12 +30,16 @@ from agentchat.protocol.events import (
     WorkflowError,
     decode,
 )
+from agentchat.protocol.mcp import McpCheck, McpProbe, McpServerStatus, McpServerWire
 from agentchat.protocol.sse import aparse_chunks, dump_json
 
 BridgeResult = RunEnd  # the turn's end, as the bridge sent it
 T = TypeVar("T")
 _HELD_RUNS = TypeAdapter(list[HeldRun])
 _MEMORY = TypeAdapter(MemoryView)
+
+
+_PROBE_MARGIN_S = 20.0
 
 
 class BridgeUnavailable(Exception):
@@ -170,9 +174,30 @@ class BridgeClient:
     async def health(self) -> dict[str, Any]:
         return await self._call("GET", "/health")
 
-    async def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    async def mcp_status(self) -> list[McpServerStatus]:
+        body = await self._call("GET", "/mcp/servers")
+        return [McpServerStatus.model_validate(item) for item in body]
+
+    async def mcp_check(self, server: McpServerWire) -> McpCheck:
+        body = await self._call("POST", "/mcp/check", server.model_dump(by_alias=True))
+        return McpCheck.model_validate(body)
+
+    async def mcp_probe(self, server: McpServerWire) -> McpProbe:
+        """Waits for the server's connect timeout at most (and a margin for the bridge)."""
+        wire = server.model_dump(by_alias=True)
+        timeout = server.connect_timeout_s + _PROBE_MARGIN_S
+        return McpProbe.model_validate(await self._call("POST", "/mcp/probe", wire, timeout))
+
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        wait = self._http.timeout if timeout is None else max(timeout, self._read_timeout)
         try:
-            response = await self._http.request(method, path, json=body)
+            response = await self._http.request(method, path, json=body, timeout=wait)
         except httpx.HTTPError as exc:
             raise _unreachable(self.base_url, exc) from exc
         if response.status_code >= 400:

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import Field
 
 from agentchat.protocol.camel import CamelModel
+from agentchat.protocol.mcp import McpSetup
 from agentchat.protocol.status import HeldState
 
 
@@ -55,6 +56,9 @@ class RunRequest(CamelModel):
     # a bridge keys a person's own long-term memory and skills by. Also sent as `userId` on the
     # memory routes.
     user_id: str | None = Field(default=None, max_length=200)
+    # The MCP servers switched on and those this turn may use (None: an API that sends none;
+    # the bridge then leaves the servers it holds as they are).
+    mcp: McpSetup | None = None
 
     def wire(self) -> dict[str, Any]:
         """The JSON body the API sends: the fields it set (the bridge keeps its defaults for

@@ -79,9 +79,28 @@ class EventModel(BaseModel):
 # ── metas ───────────────────────────────────────────────────────────────────────────────
 
 
+class McpOrigin(EventModel):
+    """The MCP server and its own tool name behind an `mcp__<server>__<tool>` call."""
+
+    server: str
+    tool: str
+
+
 class ToolCallMeta(EventModel):
     tool_call_id: str
     args: dict[str, Any] = Field(default_factory=dict)
+    mcp: McpOrigin | None = None
+
+
+class ToolMedia(EventModel):
+    """An image, a sound or a file an MCP tool returned (hermes cached it on the agent's host):
+    `data` is its bytes in base64 when they are small enough to travel, else absent."""
+
+    kind: Literal["image", "audio", "file"]
+    name: str
+    mime: str = ""
+    size: int = 0
+    data: str | None = None
 
 
 class ToolResultMeta(EventModel):
@@ -92,13 +111,17 @@ class ToolResultMeta(EventModel):
     duration_ms: int | None = None
     is_error: bool | None = None
     timed_by: Literal["hermes"] | None = None
+    mcp: McpOrigin | None = None
+    media: list[ToolMedia] | None = None
 
 
 class Approval(EventModel):
-    """What a pause for a dangerous command asks the person to allow."""
+    """What a pause for a dangerous command asks the person to allow; with `mcp`, a call of an
+    MCP server's tool (`command` is then the tool's name and its arguments)."""
 
     command: str
     description: str = ""
+    mcp: McpOrigin | None = None
 
 
 class Pause(EventModel):

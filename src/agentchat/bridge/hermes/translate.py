@@ -34,6 +34,7 @@ from agentchat.protocol.events import (
     ClarifyRequest,
     ContextCompacted,
     Interim,
+    McpOrigin,
     Pause,
     Status,
     Step,
@@ -42,15 +43,18 @@ from agentchat.protocol.events import (
     TodoUpdate,
     ToolCall,
     ToolCallMeta,
+    ToolMedia,
     ToolResult,
     ToolResultMeta,
 )
+from agentchat.protocol.mcp import tool_origin
 
 log = logging.getLogger(__name__)
 
 Emit = Callable[[BridgeEvent], None]
 ToolPreview = Callable[[str, dict[str, Any]], str | None]
 SummaryOf = Callable[[list[dict[str, Any]]], str]
+MediaOf = Callable[[str], list[ToolMedia]]
 
 CLARIFY_TIMEOUT_ANSWER = "The user did not answer; use your best judgement."
 
@@ -84,6 +88,10 @@ class TurnTranslator:
         self.compacted = False
         self.thought = False
         self.max_iterations = 0
+        # This turn's MCP servers (hermes' sanitised name → ours) and the reader of the media
+        # their tools return (bridge/mcp/media.py).
+        self.mcp_names: dict[str, str] = {}
+        self.media_of: MediaOf | None = None
 
     # ── outputs ────────────────────────────────────────────────────────────
     @property
@@ -138,7 +146,7 @@ class TurnTranslator:
         call_id = str(tool_call_id or "")
         with self._lock:
             self._tool_started[call_id] = time.monotonic()
-        meta = ToolCallMeta(tool_call_id=call_id, args=args)
+        meta = ToolCallMeta(tool_call_id=call_id, args=args, mcp=self._origin(name))
         self._emit(ToolCall(content=self._preview(name, args), tool_name=name, meta=meta))
 
     def on_tool_progress(self, event: str, name: str = "", *args: Any) -> None:
@@ -160,6 +168,10 @@ class TurnTranslator:
     ) -> None:
         text = result if isinstance(result, str) else compact_json(result, self._max_result)
         meta = self._result_meta(str(tool_call_id or ""), name, text)
+        origin = self._origin(name)
+        if origin is not None:
+            media = self.media_of(text) if self.media_of else []
+            meta = meta.model_copy(update={"mcp": origin, "media": media or None})
         content = truncate(text, self._max_result)
         self._emit(ToolResult(content=content, tool_name=name, meta=meta))
         todos = todo_list(text) if name == "todo" else None
@@ -205,6 +217,16 @@ class TurnTranslator:
         answer = self._pause(uuid.uuid4().hex, question, list(APPROVAL_CHOICES), approval, deny)
         return answer or deny
 
+    def on_mcp_approval(self, server: str, tool: str, args: dict[str, Any]) -> str:
+        """A call of an "ask before each call" MCP server waits for the person."""
+        shown = compact_json(args, 500) if args else ""
+        question = f"Allow the tool {tool} of the MCP server {server}?\n{shown}".rstrip()
+        origin = McpOrigin(server=server, tool=tool)
+        approval = Approval(command=f"{tool} {shown}".strip(), description=server, mcp=origin)
+        deny = APPROVAL_CHOICES[-1]
+        answer = self._pause(uuid.uuid4().hex, question, list(APPROVAL_CHOICES), approval, deny)
+        return answer or deny
+
     def _pause(
         self,
         clarify_id: str,
@@ -241,6 +263,10 @@ class TurnTranslator:
         self._emit(ContextCompacted(summary=summary))
 
     # ── helpers ───────────────────────────────────────────────────────────
+    def _origin(self, name: str) -> McpOrigin | None:
+        found = tool_origin(name, self.mcp_names) if self.mcp_names else None
+        return McpOrigin(server=found[0], tool=found[1]) if found else None
+
     def _preview(self, name: str, args: dict[str, Any]) -> str:
         if self._tool_preview is not None:
             try:

@@ -21,10 +21,13 @@ from agentchat.bridge.hermes.agents import AgentSlot, ModelSpec
 from agentchat.bridge.hermes.pool import AgentPool, pool_key
 from agentchat.bridge.hermes.translate import TurnTranslator
 from agentchat.bridge.live.registry import RunHandle
+from agentchat.bridge.mcp import gate as mcp_gate
+from agentchat.bridge.mcp.connections import McpConnections, Prepared
+from agentchat.bridge.mcp.media import cache_roots, media_of
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.protocol.bridge_api import ModelConfig, RunRequest
 from agentchat.protocol.context_length import MIN_CONTEXT_LENGTH
-from agentchat.protocol.events import RunEnd
+from agentchat.protocol.events import RunEnd, Status
 from agentchat.protocol.host_policy import HostPolicy
 from agentchat.protocol.status import RunStatus
 from agentchat.protocol.usage import Usage
@@ -64,9 +67,13 @@ def new_messages(history: list[dict[str, Any]], result: list[dict[str, Any]]) ->
 
 
 class TurnRunner:
-    def __init__(self, settings: BridgeSettings, pool: AgentPool[AgentSlot]) -> None:
+    def __init__(
+        self, settings: BridgeSettings, pool: AgentPool[AgentSlot], mcp: McpConnections
+    ) -> None:
         self._settings = settings
         self._pool = pool
+        self._mcp = mcp
+        self._media_roots = cache_roots(settings.home)
         self._faces = agents.thinking_faces()
 
     def run(self, handle: RunHandle, request: RunRequest) -> RunEnd:
@@ -95,7 +102,8 @@ class TurnRunner:
             )
 
     def _run_locked(self, handle: RunHandle, request: RunRequest) -> RunEnd:
-        slot = self._slot(request)
+        servers = self._mcp_servers(handle, request)
+        slot = self._slot(request, servers.toolsets)
         translator = TurnTranslator(
             handle.emit,
             handle.clarify,
@@ -106,6 +114,8 @@ class TurnRunner:
             silence_limit_s=self._settings.silence_limit_s,
         )
         translator.max_iterations = request.max_iterations
+        translator.mcp_names = servers.names
+        translator.media_of = lambda text: media_of(text, self._media_roots)
         slot.translator = translator
         slot.watch = silence.SilenceWatch(self._settings.silence_limit_s)
         try:
@@ -115,10 +125,13 @@ class TurnRunner:
             before = _usage_snapshot(slot.agent)
             session_key = slot.agent.session_id
             approval.ask_on_this_thread(session_key, translator.on_approval)
-            approval.restore(session_key, request.approvals)
+            approval.restore(session_key, mcp_gate.without_servers(request.approvals))
+            allowed = mcp_gate.allowed_servers(request.approvals)
+            calls = mcp_gate.TurnGate(servers.modes, translator.on_mcp_approval, allowed)
             with (
                 summary_usage.metering() as summary,
                 silence.watching(slot.watch, slot.agent.interrupt),
+                mcp_gate.turn(calls),
             ):
                 result = slot.agent.run_conversation(
                     request.user_message,
@@ -128,16 +141,27 @@ class TurnRunner:
                 )
             end = self._run_end(handle, request, translator, result, before, slot)
             usage = summary_usage.with_summary(end.usage, summary)
-            return end.model_copy(update={"usage": usage, "approvals": approval.held(session_key)})
+            held = [*approval.held(session_key), *calls.approval_keys()]
+            return end.model_copy(update={"usage": usage, "approvals": held})
         finally:
             handle.detach()
             slot.translator = None
             slot.watch = None
 
-    def _slot(self, request: RunRequest) -> AgentSlot:
+    def _mcp_servers(self, handle: RunHandle, request: RunRequest) -> Prepared:
+        """The turn's MCP servers, connected; one status line per server left out."""
+        if request.mcp is None:
+            return Prepared()
+        notify = lambda text: handle.emit(Status(content=text))  # noqa: E731
+        prepared = self._mcp.prepare(request.mcp, notify)
+        for name, problem in sorted(prepared.problems.items()):
+            handle.emit(Status(content=f"MCP server {name} is left out of this turn: {problem}"))
+        return prepared
+
+    def _slot(self, request: RunRequest, mcp_toolsets: list[str]) -> AgentSlot:
         spec = self._spec(request)
         toolsets = request_policy.effective_toolsets(self._settings, request.toolsets)
-        toolsets = request_policy.hermes_toolsets(self._settings, toolsets)
+        toolsets = request_policy.hermes_toolsets(self._settings, toolsets) + mcp_toolsets
         model_id = _agent_identity(spec, toolsets)
         if request.model_hosts.allow or request.model_hosts.deny:
             model_id += "|direct"  # its clients were built without a proxy (host_guard)

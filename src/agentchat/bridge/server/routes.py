@@ -21,6 +21,7 @@ from agentchat.protocol.bridge_api import (
     SteerMessage,
 )
 from agentchat.protocol.errors import Unauthorized
+from agentchat.protocol.mcp import McpCheck, McpProbe, McpServerStatus, McpServerWire
 
 
 def get_service(request: Request) -> BridgeService:
@@ -128,6 +129,24 @@ def get_memory(session_id: str, service: ServiceDep) -> MemoryView:
 @router.put("/sessions/{session_id}/memory", operation_id="bridgePutMemory")
 def put_memory(session_id: str, body: MemoryUpdate, service: ServiceDep) -> MemoryView:
     return service.memory.write(body)
+
+
+@router.get("/mcp/servers", operation_id="bridgeMcpStatus")
+def mcp_status(service: ServiceDep) -> list[McpServerStatus]:
+    """The MCP servers this bridge holds: connected, failed (why) or not used yet."""
+    return service.mcp.statuses()
+
+
+@router.post("/mcp/check", operation_id="bridgeMcpCheck")
+def mcp_check(body: McpServerWire, service: ServiceDep) -> McpCheck:
+    """Whether this bridge could start the server (its command exists and may run here)."""
+    return service.mcp.check(body)
+
+
+@router.post("/mcp/probe", operation_id="bridgeMcpProbe")
+def mcp_probe(body: McpServerWire, service: ServiceDep) -> McpProbe:
+    """Connect to the server, list its tools, close the connection."""
+    return service.mcp_probe(body)
 
 
 @router.get("/openapi.json", include_in_schema=False)

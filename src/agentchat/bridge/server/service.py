@@ -20,6 +20,7 @@ from agentchat.bridge.hermes.pool import AgentPool
 from agentchat.bridge.hermes.turn import TurnRunner
 from agentchat.bridge.live.buffer import RunBuffer, RunBuffers
 from agentchat.bridge.live.registry import RunHandle, RunRegistry
+from agentchat.bridge.mcp.connections import McpConnections
 from agentchat.bridge.server import allocator
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.protocol.bridge_api import (
@@ -32,6 +33,7 @@ from agentchat.protocol.bridge_api import (
 from agentchat.protocol.context_length import DEFAULT_CONTEXT_LENGTH
 from agentchat.protocol.errors import Conflict, NotFound, ServiceUnavailable
 from agentchat.protocol.events import RunEnd, Steered
+from agentchat.protocol.mcp import McpProbe, McpServerWire
 from agentchat.protocol.status import RunStatus
 
 log = logging.getLogger(__name__)
@@ -55,6 +57,7 @@ class BridgeService:
         self.executor = ThreadPoolExecutor(workers, thread_name_prefix="bridge-turn")
         self._runner: TurnRunner | None = None
         self.heap = allocator.IdleTrim(busy=lambda: bool(self.runs.all()))
+        self.mcp = McpConnections(settings.allowed_mcp_transports)
 
     @property
     def ready(self) -> bool:
@@ -68,7 +71,7 @@ class BridgeService:
         host_guard.install()
         agent_guard.explain_denials()
         summary_usage.install()
-        runner = TurnRunner(self.settings, self.pool)
+        runner = TurnRunner(self.settings, self.pool, self.mcp)
         toolsets = request_policy.hermes_toolsets(self.settings, self.settings.default_toolsets)
         try:
             agents.build_agent(_WARM_MODEL, "warm-up", toolsets, 1)
@@ -170,10 +173,16 @@ class BridgeService:
             "activeRuns": len(self.runs.all()),
         }
 
+    def mcp_probe(self, server: McpServerWire) -> McpProbe:
+        if self._runner is None:
+            raise ServiceUnavailable("the bridge is still starting")
+        return self.mcp.probe(server)
+
     def shutdown(self) -> None:
         for handle in self.runs.all():
             handle.abort()
         self.executor.shutdown(wait=False, cancel_futures=True)
+        self.mcp.close_all()
 
 
 async def _pump(handle: RunHandle, buffer: RunBuffer) -> None:
