@@ -48,7 +48,7 @@ async def test_a_stdio_servers_tool_is_called_through_hermes(
 ) -> None:
     turn = await run_turn(client, scripted_model, ADD, mcp=setup(stdio_server()))
 
-    assert turn.result is not None and turn.result.status == "success", turn.result
+    assert turn.result is not None and turn.result.status == "SUCCESS", turn.result
     assert "sum: 5" in turn.answer()
     call = next(e for e in turn.of("tool_call") if e.tool_name == "mcp__tools__add")
     assert call.meta is not None and call.meta["mcp"] == {"server": "tools", "tool": "add"}
@@ -71,7 +71,7 @@ async def test_an_http_server_gets_its_headers(
     message = '#tool mcp__remote__echo {"text": "over http"}\n#echo-tool-result'
     turn = await run_turn(client, scripted_model, message, mcp=setup(server))
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     assert "echo: over http" in turn.answer()
 
 
@@ -83,7 +83,7 @@ async def test_a_server_that_refuses_is_left_out_and_the_turn_goes_on(
         client, scripted_model, "#echo-tools", session="s-locked", mcp=setup(server)
     )
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     assert "mcp__locked__" not in turn.answer()
     (line,) = [s for s in statuses(turn) if "locked" in s and "left out" in s]
     assert "401" in line or "nauthorized" in line
@@ -133,7 +133,7 @@ async def test_ask_before_each_call_pauses_for_the_person(
         client, scripted_model, message, session="s-ask", mcp=setup(server), on_event=answer
     )
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     assert len(asked) == 2
     approval = asked[0].meta["approval"]
     assert approval["mcp"] == {"server": "tools", "tool": "echo"}
@@ -163,7 +163,7 @@ async def test_a_server_that_hangs_is_cut_at_its_timeout(
         client, scripted_model, "#say still here", session="s-hang", mcp=setup(hanging)
     )
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     assert turn.answer() == "still here"
     assert any("stuck" in s and "connect timeout" in s for s in statuses(turn))
 
@@ -175,7 +175,7 @@ async def test_a_tool_call_that_hangs_is_cut_at_the_servers_timeout(
     message = '#tool mcp__tools__wait {"seconds": 60}\n#say went on'
     turn = await run_turn(client, scripted_model, message, session="s-wait", mcp=setup(server))
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     assert "timed out" in result_of(turn, "mcp__tools__wait").content
     assert turn.answer().strip() == "went on"
 
@@ -184,7 +184,7 @@ async def test_a_server_that_exits_is_left_out(client: BridgeClient, scripted_mo
     gone = stdio_server("gone", mode="exit", connectTimeoutS=15)
     turn = await run_turn(client, scripted_model, "#say fine", session="s-exit", mcp=setup(gone))
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     assert any("gone" in s and "left out" in s for s in statuses(turn))
 
 
@@ -195,7 +195,7 @@ async def test_a_server_that_dies_mid_call_gives_an_error_result(
     message = "#tool mcp__dies__quit {}\n#say carried on"
     turn = await run_turn(client, scripted_model, message, session="s-quit", mcp=setup(server))
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     result = result_of(turn, "mcp__dies__quit")
     assert result.meta is not None and result.meta.get("isError") is True
     assert turn.answer().strip() == "carried on"
@@ -209,7 +209,7 @@ async def test_a_command_that_does_not_exist_is_named(
         client, scripted_model, "#say ok", session="s-missing", mcp=setup(missing)
     )
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     assert any("nowhere" in s and "does not exist" in s for s in statuses(turn))
     check = await client.mcp_check(McpServerWire.model_validate(missing))
     assert check.problem is not None and "does not exist" in check.problem
@@ -227,7 +227,7 @@ async def test_a_tool_that_returns_5_mb_does_not_swamp_the_turn(
         client, scripted_model, message, session="s-big", mcp=setup(stdio_server())
     )
 
-    assert turn.result is not None and turn.result.status == "success"
+    assert turn.result is not None and turn.result.status == "SUCCESS"
     shown = result_of(turn, "mcp__tools__big").content
     assert 20_000 <= len(shown) < 21_000 and "truncated" in shown
     # what the model was given back is hermes' bounded preview, not 5 MB
