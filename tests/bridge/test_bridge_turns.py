@@ -304,20 +304,20 @@ async def test_dead_bridge_raises_bridge_unavailable_quickly(scripted_model: str
 
 
 async def test_concurrent_calls_of_one_tool_each_get_their_own_result(
-    client: BridgeClient, scripted_model: str, tmp_path: Path
+    client: BridgeClient, scripted_model: str, bridge: BridgeProcess
 ) -> None:
+    folder = bridge.home / "workspaces" / "concurrent"  # the file tools read only there
+    folder.mkdir(parents=True, exist_ok=True)
     files = {"alpha.txt": "ALPHA-CONTENT", "bravo.txt": "BRAVO-CONTENT"}
     for name, text in files.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    paths = {name: str(tmp_path / name) for name in files}
+        (folder / name).write_text(text, encoding="utf-8")
+    paths = {name: str(folder / name) for name in files}
     message = (
         f"#tool read_file {json.dumps({'path': paths['alpha.txt']})}\n"
         f"#also read_file {json.dumps({'path': paths['bravo.txt']})}\n"
         "#say read both"
     )
-    turn = await run_turn(
-        client, scripted_model, message, toolsets=["file"], workingDir=str(tmp_path)
-    )
+    turn = await run_turn(client, scripted_model, message, session="concurrent", toolsets=["file"])
 
     assert turn.result is not None and turn.result.status == "SUCCESS"
     calls, results = turn.of("tool_call"), turn.of("tool_result")

@@ -6,16 +6,15 @@ enabled by the operator, and the agent is told to print its environment.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
 from agentchat.bridge_client.client import BridgeClient
-from agentchat.core.settings import Settings
 from agentchat.local_stack import LocalStack
 from tests.bridge.support import Event, Turn, run_turn
+from tests.security.agent_stack import bridge_client, call_tool, local_stack
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -31,47 +30,27 @@ PLANTED = {
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
-    data = tmp_path_factory.mktemp("env-stack")
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in PLANTED.items():
-            patch.setenv(name, value)
-        settings = Settings(
-            data_dir=data,
-            agent_toolsets="clarify,todo,skills,terminal",
-            database_url=f"sqlite:///{data / 'db.sqlite'}",
-            redis_url=None,
-        )
-        local = LocalStack(settings)
-        local.start()
-    yield local
-    local.stop_bridge()
+    with local_stack(
+        tmp_path_factory.mktemp("env-stack"), "clarify,todo,skills,terminal", PLANTED
+    ) as local:
+        yield local
 
 
 @pytest.fixture
 async def client(stack: LocalStack) -> AsyncIterator[BridgeClient]:
-    assert stack.bridge_url and stack.bridge_secret
-    async with BridgeClient(stack.bridge_url, secret=stack.bridge_secret) as c:
+    async with bridge_client(stack) as c:
         yield c
-
-
-def _answer(turn: Turn) -> str:
-    assert turn.result is not None and turn.result.status == "SUCCESS", turn.result
-    return turn.result.final_text
 
 
 async def _terminal(
     client: BridgeClient, stack: LocalStack, command: str, session: str, approval: str = "Deny"
 ) -> str:
-    message = f"#tool terminal {json.dumps({'command': command})}\n#echo-tool-result"
-    assert stack.scripted_url
-
-    async def answer(event: Event, turn: Turn) -> None:  # the person's choice for a pause
+    async def choose(event: Event, turn: Turn) -> None:  # the person's choice for a pause
         meta = event.meta or {}
         if event.kind == "clarify_request" and meta.get("approval"):
             await client.clarify(turn.run_id, meta["clarifyId"], approval)
 
-    turn = await run_turn(client, stack.scripted_url, message, session=session, on_event=answer)
-    return _answer(turn)
+    return await call_tool(client, stack, "terminal", {"command": command}, session, choose)
 
 
 async def test_the_agent_sees_no_secret_of_the_api(client: BridgeClient, stack: LocalStack) -> None:

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from agentchat.bridge.guards import hosts
+from agentchat.bridge.guards.tool_wrap import wrap_tools
 
 log = logging.getLogger(__name__)
 
@@ -84,13 +85,7 @@ def _response_json(error: Exception) -> Any:
 
 def explain_denials() -> None:
     """Make hermes' "User denied" result say who denied it and why (wraps the handlers)."""
-    from tools.registry import registry
-
-    for name in ("terminal", "execute_code"):
-        entry = registry.get_entry(name)
-        if entry is None or getattr(entry.handler, "_agentchat_explained", False):
-            continue
-        entry.handler = _explaining(entry.handler)
+    wrap_tools(("terminal", "execute_code"), _explaining, "_agentchat_explained")
 
 
 def _explaining(original: Any) -> Any:
@@ -100,5 +95,4 @@ def _explaining(original: Any) -> Any:
             return _USER_DENIED.sub(_BY_THE_BRIDGE, result)
         return result
 
-    handler._agentchat_explained = True  # type: ignore[attr-defined]
     return handler

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from agentchat.bridge.guards.request_policy import READ_ONLY_SKILLS
+from agentchat.bridge.guards.tool_wrap import Handler, wrap_tools
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[..., Any]
 _CHANGING_ACTIONS = {"edit", "patch", "delete", "write_file", "remove_file"}
 
 
@@ -33,7 +33,6 @@ def install() -> None:
     import agent.prompt_builder as prompt_builder
     import agent.skill_utils as skill_utils
     import tools.skills_tool as skills_tool
-    from tools.registry import registry
     from toolsets import create_custom_toolset
 
     create_custom_toolset(
@@ -47,8 +46,8 @@ def install() -> None:
             module.iter_skill_index_files = inside_only
     if not getattr(skills_tool.skill_view, "_agentchat_guarded", False):
         skills_tool.skill_view = _guarded_view_function(skills_tool.skill_view)  # preloads
-    _wrap(registry.get_entry("skill_view"), _guard_view)
-    _wrap(registry.get_entry("skill_manage"), _guard_manage)
+    _wrap("skill_view", _guard_view)
+    _wrap("skill_manage", _guard_manage)
 
 
 def _files_inside(original: Callable[[Path, str], Iterator[Path]]) -> Callable[..., Any]:
@@ -73,16 +72,14 @@ def _guarded_view_function(original: Handler) -> Handler:
     return skill_view
 
 
-def _wrap(entry: Any, guard: Callable[[Handler, dict[str, Any], Any], Any]) -> None:
-    if entry is None or getattr(entry.handler, "_agentchat_guarded", False):
-        return
-    original: Handler = entry.handler
+def _wrap(name: str, guard: Callable[[Handler, dict[str, Any], Any], Any]) -> None:
+    def wrapper(original: Handler) -> Handler:
+        def guarded(args: dict[str, Any], **kw: Any) -> Any:
+            return guard(original, args or {}, kw)
 
-    def guarded(args: dict[str, Any], **kw: Any) -> Any:
-        return guard(original, args or {}, kw)
+        return guarded
 
-    guarded._agentchat_guarded = True  # type: ignore[attr-defined]
-    entry.handler = guarded
+    wrap_tools((name,), wrapper, "_agentchat_guarded")
 
 
 def _refusal(message: str) -> str:

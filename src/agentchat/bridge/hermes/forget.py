@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import shutil
 
+from agentchat.bridge.guards import files as file_guard
 from agentchat.bridge.guards import request_policy
 from agentchat.bridge.settings import BridgeSettings
 
@@ -24,7 +25,9 @@ def unload_session(session_id: str) -> None:
     Its files and approvals stay."""
     from tools.terminal_tool import clear_task_env_overrides
 
-    clear_task_env_overrides(request_policy.task_id(session_id))
+    task_id = request_policy.task_id(session_id)
+    clear_task_env_overrides(task_id)
+    file_guard.release(task_id)
 
 
 def forget_session(settings: BridgeSettings, session_id: str) -> None:

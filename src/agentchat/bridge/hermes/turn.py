@@ -8,6 +8,7 @@ import logging
 from typing import Any
 
 from agentchat.bridge.guards import approval, request_policy
+from agentchat.bridge.guards import files as file_guard
 from agentchat.bridge.guards import hosts as host_guard
 from agentchat.bridge.hermes import (
     agents,
@@ -186,7 +187,9 @@ class TurnRunner:
         if slot.system_prompt != prompt:
             agent._cached_system_prompt = None
             slot.system_prompt = prompt
-        agents.set_task_cwd(task_id, request_policy.workspace(self._settings, request.session_id))
+        folder = request_policy.workspace(self._settings, request.session_id)
+        agents.set_task_cwd(task_id, folder)
+        file_guard.confine(task_id, folder)
         return task_id
 
     def _system_prompt(self, request: RunRequest, task_id: str) -> str | None:

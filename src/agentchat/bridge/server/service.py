@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from agentchat.bridge.guards import agent as agent_guard
+from agentchat.bridge.guards import files as file_guard
 from agentchat.bridge.guards import hosts as host_guard
 from agentchat.bridge.guards import request_policy
 from agentchat.bridge.guards import skills as skill_guard
@@ -68,6 +69,7 @@ class BridgeService:
         import_hermes()
         log_privacy.install()
         skill_guard.install()
+        file_guard.install()
         host_guard.install()
         agent_guard.explain_denials()
         summary_usage.install()
