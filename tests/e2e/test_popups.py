@@ -59,7 +59,7 @@ def test_the_export_menu_and_the_delete_confirms_open_where_they_can_be_read(
         tid(page, "menu-button").click()
     row = session_row(page, session_id)
     tid(row, "session-delete").click()
-    confirm = page.get_by_role("dialog")
+    confirm = page.get_by_role("dialog").filter(has_text="Delete")  # over the phone's drawer
     expect(confirm).to_contain_text(f'Delete "popups on a {size}"')
     assert_on_screen(page, confirm)
     confirm.get_by_role("button", name="Cancel").click()

@@ -13,7 +13,7 @@ export default {
   chat: {
     placeholderAnswer: 'Answer the agent\'s question… (Enter answers, Shift+Enter for a new line)', placeholderAnswerShort: 'Answer the agent\'s question…', answer: 'Answer', answerHint: 'Send this as your answer to the agent\'s question',
     toolsets: 'Tools: {list}', noToolsets: 'none', toolsetsHint: 'Toolsets the agent may use (AGENTCHAT_AGENT_TOOLSETS)',
-    empty: 'Ask the agent anything.', pick: 'Pick a chat on the left or start a new one.',
+    empty: 'Ask the agent anything.', pick: 'Pick a chat on the left or start a new one.', pickNarrow: 'Ask below to start a new chat, or open the chat list (☰) to pick one.', archivedNotice: 'This chat is archived. Restore it to ask more.',
     placeholder: 'Ask a question… (Enter sends, Shift+Enter for a new line)', send: 'Send', steer: 'Guide', steerHint: 'Send this to the running agent: it reads it after its current step, without stopping', stop: 'Stop',
     exportMd: 'Export Markdown', exportJson: 'Export JSON', exportMdAll: 'Markdown, all versions', exportJsonAll: 'JSON, all versions', export: 'Export', reset: 'Reset session',
     resetConfirm: 'Start the agent afresh? The history stays visible above a divider.', memory: 'Memory',
