@@ -2,7 +2,9 @@
 what this bridge held for it goes, so that neither the disk nor the process keeps growing with
 every chat it ever served, and a deleted chat's files are gone: its scratch folder (files the
 agent wrote), hermes' per-task working-folder override and its "allow for this chat"
-approvals. Nothing is removed while a turn of the session runs here.
+approvals. Nothing is removed while a turn of the session runs here: a session the API is done
+with while its turn still runs (the person stopped it, then reset or deleted the chat, and the
+agent's tool had not given up yet) is forgotten once that turn has ended (`PendingForgets`).
 
 A session whose agent merely left the pool (the chat still exists and may come back) only
 unloads what hermes rebuilds on its next turn (`unload_session`)."""
@@ -11,6 +13,8 @@ from __future__ import annotations
 
 import logging
 import shutil
+import threading
+from collections.abc import Callable
 
 from agentchat.bridge.guards import files as file_guard
 from agentchat.bridge.guards import request_policy
@@ -43,3 +47,28 @@ def forget_session(settings: BridgeSettings, session_id: str) -> None:
         pass
     except OSError as exc:
         log.warning("could not remove the scratch folder %s: %s", folder, exc)
+
+
+class PendingForgets:
+    """Sessions the API is done with, forgotten once no turn of theirs runs here (`busy`)."""
+
+    def __init__(self, settings: BridgeSettings, busy: Callable[[str], bool]) -> None:
+        self._settings = settings
+        self._busy = busy
+        self._waiting: set[str] = set()
+        self._lock = threading.Lock()
+
+    def done_with(self, session_id: str) -> None:
+        """The API is done with the session: forget it now, or when its turn ends."""
+        with self._lock:
+            self._waiting.add(session_id)
+        self.settle(session_id)
+
+    def settle(self, session_id: str) -> None:
+        """Forget the session if the API is done with it and no turn of it runs (called
+        again when one of its turns ended)."""
+        with self._lock:
+            if session_id not in self._waiting or self._busy(session_id):
+                return
+            self._waiting.discard(session_id)
+        forget_session(self._settings, session_id)

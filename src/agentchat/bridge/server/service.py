@@ -14,7 +14,7 @@ from agentchat.bridge.guards import request_policy
 from agentchat.bridge.guards import skills as skill_guard
 from agentchat.bridge.hermes import agents, log_privacy, summary_usage
 from agentchat.bridge.hermes.agents import AgentSlot, ModelSpec
-from agentchat.bridge.hermes.forget import forget_session, unload_session
+from agentchat.bridge.hermes.forget import PendingForgets, unload_session
 from agentchat.bridge.hermes.home import import_hermes
 from agentchat.bridge.hermes.memory_files import MemoryFiles
 from agentchat.bridge.hermes.pool import AgentPool
@@ -59,6 +59,7 @@ class BridgeService:
         self._runner: TurnRunner | None = None
         self.heap = allocator.IdleTrim(busy=lambda: bool(self.runs.all()))
         self.mcp = McpConnections(settings.allowed_mcp_transports)
+        self.forgets = PendingForgets(settings, busy=self._session_busy)
 
     @property
     def ready(self) -> bool:
@@ -111,6 +112,7 @@ class BridgeService:
         handle.end(end)
         self.runs.remove(handle.run_id)
         self.heap.turn_ended()
+        asyncio.get_running_loop().run_in_executor(None, self.forgets.settle, handle.session_id)
 
     def stream(self, buffer: RunBuffer, after: int = 0) -> AsyncIterator[bytes]:
         """SSE bytes after event `after` until run_end. A client that goes away does not stop
@@ -162,11 +164,13 @@ class BridgeService:
 
     def reset(self, session_id: str) -> Ack:
         """The API is done with this hermes session (reset or deleted): its agents go, and
-        unless a turn of it still runs here, all else held for it (`forget.py`)."""
+        all else held for it (`forget.py`), once no turn of it runs here."""
         dropped = self.pool.drop_session(session_id)
-        if not self.runs.for_session(session_id) and not self.pool.in_turn(session_id):
-            forget_session(self.settings, session_id)
+        self.forgets.done_with(session_id)
         return Ack(detail=f"dropped {dropped} agent(s)")
+
+    def _session_busy(self, session_id: str) -> bool:
+        return bool(self.runs.for_session(session_id)) or self.pool.in_turn(session_id)
 
     def stats(self) -> dict[str, int]:
         return {
