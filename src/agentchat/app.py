@@ -14,6 +14,7 @@ from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings, get_settings
 from agentchat.lifecycle import lifespan
+from agentchat.mcp_servers.router import router as mcp_router
 from agentchat.models.router import router as models_router
 from agentchat.runs.router import router as runs_router
 from agentchat.skills.router import router as skills_router
@@ -39,6 +40,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app.include_router(runs_router)
     app.include_router(models_router)
     app.include_router(skills_router)
+    app.include_router(mcp_router)
     app.include_router(accounts_router)
     app.include_router(oidc_router)
     app.include_router(admin_router)

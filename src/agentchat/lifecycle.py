@@ -125,6 +125,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if settings.redis_url:  # ended sessions are told to every API process
             await gate.listen(RevocationChannel(settings.redis_url, settings.redis_prefix))
         app.state.runs = runs
+        app.state.bridges = bridges  # the Tools page asks them about MCP servers
         app.state.forget_agent = runs.forget_agent  # a deleted chat's agent (chat.agent_forget)
         deadline = ShutdownDeadline(settings.shutdown_grace_s)
         deadline.watch_signals()

@@ -20,6 +20,8 @@ SESSION_KEYS = {
     "skillFolder",
     "toolsets",
     "approvals",
+    "mcpOff",
+    "compressionModelId",
     "hermesSession",
     "status",
     "createdAt",

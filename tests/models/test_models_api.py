@@ -55,6 +55,7 @@ async def test_create_returns_the_public_shape_without_the_key(client: httpx.Asy
         "fallbackModelId",
         "isDefault",
         "isBuiltin",
+        "canSummarize",
         "hasApiKey",
         "apiKeyLast4",
         "shared",

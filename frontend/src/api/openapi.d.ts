@@ -598,6 +598,119 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mcp/offered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Offered
+         * @description The MCP servers switched on: what a chat can use, or turn off for itself.
+         */
+        get: operations["listOfferedMcpServers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Servers
+         * @description Every MCP server, by name. The values of its environment and headers are never
+         *     returned (their last four characters are).
+         */
+        get: operations["listMcpServers"];
+        put?: never;
+        /**
+         * Create Server
+         * @description Add a server. A stdio server's command must exist and be executable where the agent
+         *     runs (each agent service is asked), else it is refused with the reason.
+         */
+        post: operations["createMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/servers/{server_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Server */
+        get: operations["getMcpServer"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete Server
+         * @description Remove a server; the agent services close it on their next turn.
+         */
+        delete: operations["deleteMcpServer"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Server
+         * @description Change the fields sent; the agent services follow on their next turn. A stdio server
+         *     is checked again as for a new one.
+         */
+        patch: operations["updateMcpServer"];
+        trace?: never;
+    };
+    "/api/mcp/servers/{server_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test Server
+         * @description Connect to the server where the agent runs, list its tools, disconnect.
+         */
+        post: operations["testMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server States
+         * @description Each server as the agent services hold it: connected (its tools), failed (hermes'
+         *     reason), idle (not used yet), off, or unknown (no agent service answered).
+         */
+        get: operations["mcpServerStates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/me": {
         parameters: {
             query?: never;
@@ -1313,6 +1426,24 @@ export interface components {
             password?: string | null;
         };
         /**
+         * McpOffered
+         * @description A server a chat can use or turn off (the chat's tools popover).
+         */
+        McpOffered: {
+            /** Name */
+            name: string;
+            /**
+             * Transport
+             * @enum {string}
+             */
+            transport: "stdio" | "http";
+            /**
+             * Approval
+             * @enum {string}
+             */
+            approval: "ask" | "allowed";
+        };
+        /**
          * McpOrigin
          * @description The MCP server and its own tool name behind an `mcp__<server>__<tool>` call.
          */
@@ -1323,6 +1454,179 @@ export interface components {
             tool: string;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * McpServerCreate
+         * @description stdio: `command` (and `args`, `env`) run on the agent's host; http: `url` (and
+         *     `headers`) of a streamable HTTP server. `approval` "ask": the person allows each call.
+         */
+        McpServerCreate: {
+            /** Name */
+            name: string;
+            /**
+             * Transport
+             * @enum {string}
+             */
+            transport: "stdio" | "http";
+            /**
+             * Command
+             * @default
+             */
+            command?: string;
+            /** Args */
+            args?: string[];
+            /** Env */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * Url
+             * @default
+             */
+            url?: string;
+            /** Headers */
+            headers?: {
+                [key: string]: string;
+            };
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled?: boolean;
+            /**
+             * Approval
+             * @default ask
+             * @enum {string}
+             */
+            approval?: "ask" | "allowed";
+            /**
+             * Timeouts
+             * @default 60
+             */
+            timeoutS?: number;
+            /**
+             * Connecttimeouts
+             * @default 20
+             */
+            connectTimeoutS?: number;
+            /** Toolsinclude */
+            toolsInclude?: string[];
+            /** Toolsexclude */
+            toolsExclude?: string[];
+        };
+        /** McpServerPublic */
+        McpServerPublic: {
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /**
+             * Transport
+             * @enum {string}
+             */
+            transport: "stdio" | "http";
+            /** Command */
+            command: string;
+            /** Args */
+            args: string[];
+            /** Env */
+            env: components["schemas"]["SecretHint"][];
+            /** Url */
+            url: string;
+            /** Headers */
+            headers: components["schemas"]["SecretHint"][];
+            /** Enabled */
+            enabled: boolean;
+            /**
+             * Approval
+             * @enum {string}
+             */
+            approval: "ask" | "allowed";
+            /** Timeouts */
+            timeoutS: number;
+            /** Connecttimeouts */
+            connectTimeoutS: number;
+            /** Toolsinclude */
+            toolsInclude: string[];
+            /** Toolsexclude */
+            toolsExclude: string[];
+            /** Createdat */
+            createdAt: string | null;
+            /** Updatedat */
+            updatedAt: string | null;
+        };
+        /**
+         * McpServerState
+         * @description A server as the agent services see it. `state`: connected; failed (`error`: hermes'
+         *     reason in one sentence); idle (switched on, no turn has used it yet); off (switched off);
+         *     unknown (no agent service answered).
+         */
+        McpServerState: {
+            /** Name */
+            name: string;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "connected" | "failed" | "idle" | "off" | "unknown";
+            /** Error */
+            error: string | null;
+            /** Tools */
+            tools: components["schemas"]["McpToolInfo"][];
+        };
+        /**
+         * McpServerUpdate
+         * @description The fields sent change (the name stays). `env` and `headers`, when sent, are the whole
+         *     set: a name with null keeps its stored value, a name left out is removed.
+         */
+        McpServerUpdate: {
+            /** Transport */
+            transport?: ("stdio" | "http") | null;
+            /** Command */
+            command?: string | null;
+            /** Args */
+            args?: string[] | null;
+            /** Env */
+            env?: {
+                [key: string]: string | null;
+            } | null;
+            /** Url */
+            url?: string | null;
+            /** Headers */
+            headers?: {
+                [key: string]: string | null;
+            } | null;
+            /** Enabled */
+            enabled?: boolean | null;
+            /** Approval */
+            approval?: ("ask" | "allowed") | null;
+            /** Timeouts */
+            timeoutS?: number | null;
+            /** Connecttimeouts */
+            connectTimeoutS?: number | null;
+            /** Toolsinclude */
+            toolsInclude?: string[] | null;
+            /** Toolsexclude */
+            toolsExclude?: string[] | null;
+        };
+        /** McpTestResult */
+        McpTestResult: {
+            /** Ok */
+            ok: boolean;
+            /** Error */
+            error: string | null;
+            /** Tools */
+            tools: components["schemas"]["McpToolInfo"][];
+        };
+        /** McpToolInfo */
+        McpToolInfo: {
+            /** Name */
+            name: string;
+            /**
+             * Description
+             * @default
+             */
+            description: string;
         };
         /**
          * Me
@@ -1469,6 +1773,11 @@ export interface components {
              * @default false
              */
             isDefault?: boolean;
+            /**
+             * Cansummarize
+             * @default false
+             */
+            canSummarize?: boolean;
         };
         /** ModelPublic */
         ModelPublic: {
@@ -1499,6 +1808,11 @@ export interface components {
             isDefault: boolean;
             /** Isbuiltin */
             isBuiltin: boolean;
+            /**
+             * Cansummarize
+             * @default false
+             */
+            canSummarize: boolean;
             /** Hasapikey */
             hasApiKey: boolean;
             /** Apikeylast4 */
@@ -1548,6 +1862,8 @@ export interface components {
             fallbackModelId?: number | null;
             /** Isdefault */
             isDefault?: boolean | null;
+            /** Cansummarize */
+            canSummarize?: boolean | null;
         };
         /** PasswordChange */
         PasswordChange: {
@@ -1670,6 +1986,8 @@ export interface components {
             parentMessageId?: number | null;
             /** Toolsets */
             toolsets?: string[] | null;
+            /** Mcpservers */
+            mcpServers?: string[] | null;
         };
         /** RunStarted */
         RunStarted: {
@@ -1688,6 +2006,13 @@ export interface components {
          *     `stream_interrupted` (`{runId}`).
          */
         RunStreamEvent: (components["schemas"]["Thinking"] | components["schemas"]["Status"] | components["schemas"]["AnswerDelta"] | components["schemas"]["Interim"] | components["schemas"]["Step"] | components["schemas"]["Steered"] | components["schemas"]["ToolCall"] | components["schemas"]["ToolResult"] | components["schemas"]["TodoUpdate"] | components["schemas"]["ClarifyRequest"] | components["schemas"]["ClarifyAnswered"]) | components["schemas"]["ContextCompacted"] | components["schemas"]["WorkflowComplete"] | components["schemas"]["WorkflowError"];
+        /** SecretHint */
+        SecretHint: {
+            /** Name */
+            name: string;
+            /** Last4 */
+            last4: string;
+        };
         /** ServerInfo */
         ServerInfo: {
             /** Version */
@@ -1754,6 +2079,10 @@ export interface components {
              * @description What was allowed "for this chat" (hermes' dangerous-command patterns)
              */
             approvals: string[];
+            /** Mcpoff */
+            mcpOff: string[];
+            /** Compressionmodelid */
+            compressionModelId: number | null;
             /** Hermessession */
             hermesSession: string | null;
             status: components["schemas"]["SessionStatus"];
@@ -1824,6 +2153,10 @@ export interface components {
             toolsets?: string[] | null;
             /** Approvals */
             approvals?: string[] | null;
+            /** Mcpoff */
+            mcpOff?: string[] | null;
+            /** Compressionmodelid */
+            compressionModelId?: number | null;
         };
         /**
          * SignInSession
@@ -4222,6 +4555,396 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SkillDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listOfferedMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpOffered"][];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerPublic"][];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpServerCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerPublic"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerPublic"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpServerUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerPublic"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    testMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpTestResult"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    mcpServerStates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerState"][];
                 };
             };
             /** @description Not found */

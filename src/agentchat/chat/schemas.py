@@ -12,6 +12,7 @@ from agentchat.core.clock import iso
 from agentchat.events.log_lines import StoredMeta
 from agentchat.protocol.camel import CamelModel
 from agentchat.protocol.events import NodeKind
+from agentchat.protocol.mcp import SERVER_NAME, SERVER_NAME_MAX
 from agentchat.protocol.usage import Usage
 
 MAX_CONTENT_CHARS = 100_000
@@ -36,6 +37,11 @@ ToolsetName = Annotated[str, Field(min_length=1, max_length=64)]
 Toolsets = Annotated[list[ToolsetName], Field(max_length=32)]
 # hermes' keys of the dangerous-command patterns allowed "for this chat" (the bridge keeps 200)
 Approvals = Annotated[list[Annotated[str, Field(max_length=500)]], Field(max_length=200)]
+# MCP servers (the Tools page) a chat turned off; a name no server has any more is harmless.
+McpOff = Annotated[
+    list[Annotated[str, Field(pattern=SERVER_NAME.pattern, max_length=SERVER_NAME_MAX)]],
+    Field(max_length=100),
+]
 
 
 def _check_skill_folder(value: str | None) -> str | None:
@@ -64,6 +70,11 @@ class SessionUpdate(CamelModel):
     status: SessionStatus | None = None
     toolsets: Toolsets | None = None
     approvals: Approvals | None = None
+    # The MCP servers this chat does without (`[]` or null: it uses every one switched on).
+    mcp_off: McpOff | None = None
+    # The model that writes this chat's summaries (null: its own); it must be marked "can
+    # write summaries" and have a context window at least as large as the chat's model.
+    compression_model_id: int | None = Field(default=None, ge=1)
 
     _skill = field_validator("skill_folder")(_check_skill_folder)
 
@@ -79,6 +90,8 @@ class SessionPublic(CamelModel):
         default_factory=list,
         description='What was allowed "for this chat" (hermes\' dangerous-command patterns)',
     )
+    mcp_off: list[str] = Field(default_factory=list)
+    compression_model_id: int | None = None
     hermes_session: str | None
     status: SessionStatus
     created_at: UtcDateTime

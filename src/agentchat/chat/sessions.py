@@ -23,6 +23,7 @@ from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession, Work
 from agentchat.core.clock import utcnow
 from agentchat.core.database import scrub_after_commit
 from agentchat.models.access import usable
+from agentchat.models.summarizers import check_summarizer
 from agentchat.protocol.errors import Conflict, Invalid, NotFound
 from agentchat.protocol.toolsets import DEFAULT_TOOLSETS, narrow
 
@@ -99,6 +100,12 @@ def update_session(
         changes["toolsets"] = narrow(toolsets, changes["toolsets"])
     if "approvals" in changes:
         changes["approvals"] = _taken_back(db, chat, changes["approvals"] or [])
+    if "mcp_off" in changes:
+        changes["mcp_off"] = changes["mcp_off"] or []
+    summarizer = changes.get("compression_model_id")
+    if summarizer is not None:
+        chat_model = changes.get("model_id", chat.model_id)
+        check_summarizer(db, summarizer, chat_model, chat.owner_id)
     for name, value in changes.items():
         setattr(chat, name, value)
     db.flush()

@@ -61,6 +61,10 @@ class ChatSession(Base):
     approvals_json: Mapped[str | None] = mapped_column("approvals", Text)
     # The account that owns the chat (migration 0010); NULL on a server without accounts.
     owner_id: Mapped[int | None] = mapped_column(BigId)
+    # Migration 0011: the MCP servers this chat turned off (JSON list; NULL: none), and the
+    # model that writes its summaries (NULL: the chat's own model).
+    mcp_off_json: Mapped[str | None] = mapped_column("mcp_off", Text)
+    compression_model_id: Mapped[int | None] = mapped_column(BigId)
 
     __table_args__ = (
         Index("idx_chat_session_last_msg", "status", "last_message_at"),
@@ -76,6 +80,14 @@ class ChatSession(Base):
     @toolsets.setter
     def toolsets(self, value: list[str] | None) -> None:
         self.toolsets_json = None if value is None else json.dumps(value)
+
+    @property
+    def mcp_off(self) -> list[str]:
+        return _json_list(self.mcp_off_json) or []
+
+    @mcp_off.setter
+    def mcp_off(self, value: list[str]) -> None:
+        self.mcp_off_json = json.dumps(sorted(set(value))) if value else None
 
     @property
     def approvals(self) -> list[str]:

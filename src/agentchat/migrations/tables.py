@@ -3,6 +3,7 @@
 from agentchat.accounts.tables import AccountSession, AccountToken, AppUser, AuditEvent
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession, WorkflowPause
 from agentchat.core.database import Base
+from agentchat.mcp_servers.tables import McpServerRow
 from agentchat.models.tables import AiModelConfig
 
 __all__ = [
@@ -15,5 +16,6 @@ __all__ = [
     "ChatMessage",
     "ChatMessageLog",
     "ChatSession",
+    "McpServerRow",
     "WorkflowPause",
 ]

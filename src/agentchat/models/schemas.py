@@ -108,6 +108,8 @@ class ModelCreate(CamelModel):
     reasoning_effort: ReasoningEffort | None = None
     fallback_model_id: FallbackId | None = None
     is_default: StrictBool = False
+    # May be chosen to write chats' summaries (context compression).
+    can_summarize: StrictBool = False
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelCreate:
@@ -146,6 +148,7 @@ class ModelUpdate(CamelModel):
     reasoning_effort: ReasoningEffort | None = None
     fallback_model_id: FallbackId | None = None
     is_default: StrictBool | None = None
+    can_summarize: StrictBool | None = None
 
     @model_validator(mode="after")
     def _no_null_fields(self) -> ModelUpdate:
@@ -168,6 +171,7 @@ class ModelPublic(CamelModel):
     fallback_model_id: int | None
     is_default: bool
     is_builtin: bool
+    can_summarize: bool = False
     has_api_key: bool
     api_key_last4: str | None
     # An administrator's model offered to everyone (false: the viewer's own private model).

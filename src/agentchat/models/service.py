@@ -73,6 +73,7 @@ def to_public(row: AiModelConfig, admin: bool = True) -> ModelPublic:
         fallback_model_id=row.fallback_model_id,
         is_default=row.is_default,
         is_builtin=row.is_builtin,
+        can_summarize=row.can_summarize,
         has_api_key=bool(row.api_key_encrypted),
         api_key_last4=row.api_key_last4 if admin or not shared else None,
         shared=shared,
@@ -103,6 +104,7 @@ def create_model(
         reasoning_effort=data.reasoning_effort,
         is_default=False,
         is_builtin=builtin,
+        can_summarize=data.can_summarize,
         owner_id=owner_id,
     )
     if data.fallback_model_id is not None:
@@ -182,7 +184,7 @@ def resolve_model(
     row = usable(session, model_id, owner_id) if model_id is not None else None
     if strict and row is None:
         raise Invalid(f"Model {model_id} does not exist.", code="unknown_model")
-    row = row or _current_default(session) or _oldest(session)
+    row = row or default_row(session)
     if row is None:
         raise NotFound("No model is configured: add one in the model settings.", code="no_model")
     check_host(row.base_url, settings)
@@ -317,6 +319,11 @@ def _check_builtin_changes(row: AiModelConfig, changes: dict[str, object]) -> No
                 f"The built-in demo model's {name} is managed by the server; "
                 "add a new model instead."
             )
+
+
+def default_row(session: Session) -> AiModelConfig | None:
+    """The model a chat without its own runs on: the default, else the oldest shared one."""
+    return _current_default(session) or _oldest(session)
 
 
 def _current_default(session: Session) -> AiModelConfig | None:

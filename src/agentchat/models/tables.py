@@ -33,6 +33,8 @@ class AiModelConfig(Base):
     fallback_model_id: Mapped[int | None] = mapped_column(BigId)
     is_default: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
     is_builtin: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
+    # May write a chat's summaries (its context compression); migration 0011.
+    can_summarize: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
     # NULL: a shared model (the administrator's; everyone may pick it, nobody sees its key);
     # else the account whose private model it is, seen by that account alone (migration 0010).
     owner_id: Mapped[int | None] = mapped_column(BigId, index=True)

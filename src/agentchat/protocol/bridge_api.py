@@ -59,6 +59,9 @@ class RunRequest(CamelModel):
     # The MCP servers switched on and those this turn may use (None: an API that sends none;
     # the bridge then leaves the servers it holds as they are).
     mcp: McpSetup | None = None
+    # The model that writes this chat's summaries when hermes compacts its context (None: the
+    # chat's own model). The API refused one with a smaller context window.
+    compression_model: ModelConfig | None = None
 
     def wire(self) -> dict[str, Any]:
         """The JSON body the API sends: the fields it set (the bridge keeps its defaults for

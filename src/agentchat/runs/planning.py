@@ -7,9 +7,13 @@ from sqlalchemy.orm import Session
 from agentchat.chat import tree
 from agentchat.chat.enums import MessageRole
 from agentchat.chat.sessions import get_session
+from agentchat.chat.tables import ChatSession
 from agentchat.core.principal import agent_key
 from agentchat.core.settings import Settings
+from agentchat.mcp_servers import service as mcp_service
+from agentchat.models.crypto import KeyCipher
 from agentchat.models.service import ResolvedModel, resolve_model
+from agentchat.models.summarizers import summarizer_for
 from agentchat.models.wire import bridge_model, model_secrets
 from agentchat.protocol.bridge_api import ModelHosts, RunRequest
 from agentchat.protocol.errors import AppError, Conflict, Invalid
@@ -90,7 +94,28 @@ class RunPlanner:
         toolsets = self.toolsets(body.toolsets, chat.toolsets)
         request = self.bridge_request(plan, model, body.max_iterations, toolsets, chat.approvals)
         request.user_id = agent_key(chat.owner_id)
-        return ActiveRun(plan=plan, request=request, secrets=model_secrets(request.model))
+        secrets = self.reach(db, request, chat, model, body.mcp_servers)
+        return ActiveRun(plan=plan, request=request, secrets=secrets)
+
+    def reach(
+        self,
+        db: Session,
+        request: RunRequest,
+        chat: ChatSession,
+        model: ResolvedModel,
+        mcp_servers: list[str] | None,
+    ) -> tuple[str, ...]:
+        """The run's MCP servers and the model that writes its summaries, on the request; the
+        secrets they carry (with the model's keys) are scrubbed from what the run shows."""
+        cipher = KeyCipher.for_settings(self.settings)
+        request.mcp = mcp_service.run_setup(db, cipher, chat.mcp_off, mcp_servers)
+        writer = summarizer_for(db, chat.compression_model_id, model, chat.owner_id, self.settings)
+        secrets = list(model_secrets(request.model))
+        if writer is not None:
+            request.compression_model = bridge_model(writer)
+            secrets += model_secrets(request.compression_model)
+        secrets += mcp_service.setup_secrets(request.mcp)
+        return tuple(dict.fromkeys(secrets))
 
     def create_regenerate(self, db: Session, message_id: int, run_id: str) -> ActiveRun:
         """A new sibling of an answer, asked the same question with the answer's model."""

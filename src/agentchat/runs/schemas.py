@@ -21,6 +21,8 @@ class RunStart(CamelModel):
     parent_message_id: int | None = Field(default=None, ge=1)
     # Narrows the server's toolsets (AGENTCHAT_AGENT_TOOLSETS) for this run; never widens them.
     toolsets: list[str] | None = Field(default=None, max_length=32)
+    # Narrows the chat's MCP servers (those switched on that it did not turn off) for this run.
+    mcp_servers: list[str] | None = Field(default=None, max_length=100)
 
 
 class RunStarted(CamelModel):

@@ -16,6 +16,7 @@ from agentchat.bridge.hermes import (
     non_answers,
     silence,
     stall_usage,
+    summarizer,
     summary_usage,
 )
 from agentchat.bridge.hermes.agents import AgentSlot, ModelSpec
@@ -133,6 +134,7 @@ class TurnRunner:
                 summary_usage.metering() as summary,
                 silence.watching(slot.watch, slot.agent.interrupt),
                 mcp_gate.turn(calls),
+                summarizer.summarizing_with(self._summary_spec(request)),
             ):
                 result = slot.agent.run_conversation(
                     request.user_message,
@@ -173,6 +175,10 @@ class TurnRunner:
         )
         agents.set_context_length(slot, spec)
         return slot
+
+    def _summary_spec(self, request: RunRequest) -> ModelSpec | None:
+        chosen = request.compression_model
+        return model_spec(chosen, self._settings.default_context_length) if chosen else None
 
     def _spec(self, request: RunRequest) -> ModelSpec:
         return model_spec(request.model, self._settings.default_context_length)

@@ -12,7 +12,7 @@ from agentchat.bridge.guards import files as file_guard
 from agentchat.bridge.guards import hosts as host_guard
 from agentchat.bridge.guards import request_policy
 from agentchat.bridge.guards import skills as skill_guard
-from agentchat.bridge.hermes import agents, log_privacy, summary_usage
+from agentchat.bridge.hermes import agents, log_privacy, summarizer, summary_usage
 from agentchat.bridge.hermes.agents import AgentSlot, ModelSpec
 from agentchat.bridge.hermes.forget import PendingForgets, unload_session
 from agentchat.bridge.hermes.home import import_hermes
@@ -74,6 +74,7 @@ class BridgeService:
         host_guard.install()
         agent_guard.explain_denials()
         summary_usage.install()
+        summarizer.install()
         runner = TurnRunner(self.settings, self.pool, self.mcp)
         toolsets = request_policy.hermes_toolsets(self.settings, self.settings.default_toolsets)
         try:
