@@ -27,6 +27,7 @@ from sqlalchemy import create_engine, text
 from agentchat.local_stack import free_port, wait_for_health
 from agentchat.scripted_llm.server import serve_in_thread
 from tests.support.databases import PG_SERVER, fresh_database_url, worker_tag
+from tests.support.local_bridge import stop_local_bridges
 from tests.support.servers import BridgeProcess, start_bridge
 from tests.support.sse import Sse, read_events, until_terminal
 
@@ -105,6 +106,9 @@ class Cluster:
     secret: str
     bridges: list[BridgeProcess]
     apis: list[Api] = field(default_factory=list)
+    redis_url: str = REDIS_URL
+    # data folders of the APIs that started a local bridge (it outlives its API on purpose)
+    local_bridges: list[Path] = field(default_factory=list)
 
     @property
     def a(self) -> Api:
@@ -141,9 +145,10 @@ class Cluster:
         }
         command = [
             *(sys.executable, "-m", "agentchat.cli", "serve", "--port", str(port)),
-            *("--database-url", self.database_url, "--redis-url", REDIS_URL),
+            *("--database-url", self.database_url, "--redis-url", self.redis_url),
         ]
         if own_bridge:  # its bridge gets a secret of its own
+            self.local_bridges.append(self.root / name)
             for key in (
                 "AGENTCHAT_BRIDGE_SECRET",
                 "AGENTCHAT_START_BRIDGE",
@@ -170,6 +175,8 @@ class Cluster:
             api.stop()
         for bridge in self.bridges:
             bridge.stop()
+        for data_dir in self.local_bridges:
+            stop_local_bridges(data_dir)
 
 
 def drop_schema(url_schema: str) -> None:
@@ -190,7 +197,9 @@ def delete_keys(prefix: str) -> None:
 
 
 @contextmanager
-def new_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+def new_cluster(
+    tmp_path_factory: pytest.TempPathFactory, redis_url: str = REDIS_URL
+) -> Iterator[Cluster]:
     """An empty cluster (one PostgreSQL schema, one Redis prefix, the scripted model); its
     processes are stopped and its data dropped on exit."""
     root = tmp_path_factory.mktemp("scale")
@@ -198,13 +207,16 @@ def new_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     database_url = fresh_database_url("postgresql", root, tag=tag)
     prefix = f"agentchat-test:{uuid.uuid4().hex}:"
     scripted_url, stop_scripted = serve_in_thread()
-    cluster = Cluster(root, database_url, prefix, scripted_url, secrets.token_urlsafe(16), [])
+    cluster = Cluster(
+        root, database_url, prefix, scripted_url, secrets.token_urlsafe(16), [], [], redis_url
+    )
     try:
         yield cluster
     finally:
         cluster.stop()
         stop_scripted()
-        delete_keys(prefix)
+        if redis_url == REDIS_URL:  # a test's own Redis goes with its data
+            delete_keys(prefix)
         drop_schema(f"ac_{tag}")
 
 

@@ -19,20 +19,11 @@ from agentchat.local_stack import free_port, wait_for_health
 from agentchat.scripted_llm.server import serve_in_thread
 from tests.reliability.helpers import wait_for
 from tests.support.databases import drop_database, fresh_database_url, worker_tag
-from tests.support.redis_server import RedisServer
+from tests.support.redis_server import OwnRedis
 from tests.support.servers import BridgeProcess, start_bridge
 from tests.support.sse import read_events, until_terminal
 
 pytestmark = pytest.mark.timeout(240)
-
-
-class OwnRedis(RedisServer):
-    """A redis-server of this test's own, on a free port (the shared one is not touched)."""
-
-    def __init__(self, root: Path) -> None:
-        port = free_port()
-        args = ["--port", str(port), "--bind", "127.0.0.1", "--dir", str(root)]
-        super().__init__(f"redis://127.0.0.1:{port}/0", args)
 
 
 @pytest.fixture

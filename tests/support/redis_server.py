@@ -3,10 +3,13 @@ started again by the test, answering PING at `url` once `start()` returns."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
+from pathlib import Path
 
 from redis import Redis
 
+from agentchat.local_stack import free_port
 from tests.reliability.helpers import wait_for
 
 
@@ -29,8 +32,27 @@ class RedisServer:
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)  # a paused one ends too
             self.process.kill()
             self.process.wait(timeout=10)
+
+    def pause(self) -> None:
+        """SIGSTOP: Redis holds every connection open and answers nothing (a stall)."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
+
+
+class OwnRedis(RedisServer):
+    """A redis-server of the test's own on a free port (the shared one is not touched)."""
+
+    def __init__(self, root: Path) -> None:
+        port = free_port()
+        args = ["--port", str(port), "--bind", "127.0.0.1", "--dir", str(root)]
+        super().__init__(f"redis://127.0.0.1:{port}/0", args)
 
 
 def _pings(client: Redis) -> bool:
