@@ -31,6 +31,7 @@ from agentchat.heap import freeze_startup_heap, thaw_heap
 from agentchat.local_stack import LocalStack
 from agentchat.migrations.on_start import migration_lock
 from agentchat.models.service import ensure_default_model, update_builtin_base_url
+from agentchat.runs.bus_watch import PROBE_S
 from agentchat.runs.file_owners import FileRunOwners
 from agentchat.runs.log_writer import LogWriter
 from agentchat.runs.owners import HEARTBEAT_S, Owners, RunOwners
@@ -88,12 +89,16 @@ def _owners(settings: Settings) -> tuple[Owners, ControlBus | None]:
 
 def _loops(runs: RunService, owners: Owners) -> list[Periodic]:
     """The sweeper (ends whose write failed, orphans; every few seconds, with several
-    processes at once too) and, with Redis, the owner heartbeat."""
+    processes at once too) and, with Redis, the owner heartbeat and the bus watch's probe."""
     shared = isinstance(owners, RunOwners)
     sweep = Periodic(runs.settle, SWEEP_S, "run-sweeper", at_once=shared)
     if not shared:
         return [sweep]
-    return [Periodic(owners.heartbeat, HEARTBEAT_S, "run-owner-heartbeat"), sweep]
+    return [
+        Periodic(runs.bus_watch.probe, PROBE_S, "event-bus-watch"),
+        Periodic(runs.heartbeat, HEARTBEAT_S, "run-owner-heartbeat"),
+        sweep,
+    ]
 
 
 @asynccontextmanager

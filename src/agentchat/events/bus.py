@@ -38,6 +38,10 @@ class EventBus(Protocol):
 
     async def finish(self, run_id: str) -> None: ...
 
+    async def ping(self) -> None:
+        """Return once the bus answers; raise (a Redis or OS error) when it does not."""
+        ...
+
     def subscriber_count(self, run_id: str) -> int:
         """Subscribers of the run attached to this bus instance (this process)."""
         ...

@@ -86,6 +86,9 @@ class MemoryEventBus:
                 sub.interrupt()
             run.subscribers.clear()
 
+    async def ping(self) -> None:
+        """In-process: always there."""
+
     def subscriber_count(self, run_id: str) -> int:
         run = self._runs.get(run_id)
         return 0 if run is None else len(run.subscribers)

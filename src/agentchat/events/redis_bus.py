@@ -128,6 +128,9 @@ class RedisEventBus:
         keys = [state_key(self._prefix, run_id), stream_key(self._prefix, run_id)]
         await self._finish_script(keys=keys, args=[self._retention_ms])
 
+    async def ping(self) -> None:
+        await self._redis.ping()
+
     def subscriber_count(self, run_id: str) -> int:
         return self._reader.subscriber_count(stream_key(self._prefix, run_id))
 

@@ -10,6 +10,8 @@ from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
 CHECK_TIMEOUT_S = 2.0
+# What a call to Redis raises when Redis does not answer (stalled, restarting, gone).
+BUS_ERRORS: tuple[type[Exception], ...] = (RedisError, OSError)
 
 
 def redis_problem(url: str) -> str | None:

@@ -17,9 +17,11 @@ from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.model import BusEvent
+from agentchat.events.redis_health import BUS_ERRORS
 from agentchat.protocol.bridge_api import RunRequest
 from agentchat.protocol.events import PageEvent
 from agentchat.runs import store
+from agentchat.runs.bus_watch import BusWatch
 from agentchat.runs.final_write import FinalWrites, Unsaved
 from agentchat.runs.log_writer import LogWriter
 from agentchat.runs.owners import Owners
@@ -53,10 +55,15 @@ class ActiveRun:
     stored_upto: int = 0
     published_upto: int = 0
     detach: bool = False  # the API shuts down: leave the run going in its bridge
+    bus_lost: bool = False  # the bus did not take an event: publish nothing until rejoined
 
     @property
     def run_id(self) -> str:
         return self.plan.run_id
+
+
+async def _always() -> None:
+    """The ping of a bus that is always there (tests that build a context by hand)."""
 
 
 def new_hermes_session() -> str:
@@ -73,9 +80,12 @@ class RunContext:
     owners: Owners | None = None
     bridge_status: BridgeStatus = field(default_factory=BridgeStatus)
     remote: Remote | None = None  # steering runs that other API processes drive
+    bus_watch: BusWatch = field(default_factory=lambda: BusWatch(_always))
     active: dict[str, ActiveRun] = field(default_factory=dict)
     # ids whose RUNNING row may exist before `active` has them (the sweeper leaves them be)
     claimed: set[str] = field(default_factory=set)
+    # runs that ended while the bus was away, waiting to put their events and end on it
+    mending: set[asyncio.Task[None]] = field(default_factory=set)
     final_writes: FinalWrites = field(init=False)
 
     def __post_init__(self) -> None:
@@ -99,6 +109,17 @@ class RunContext:
     async def publish(self, run_id: str, event: PageEvent) -> BusEvent:
         """Put a typed event on the bus (which keeps its JSON body)."""
         return await self.bus.publish(run_id, event.EVENT, event.wire())
+
+    async def place(self, run: ActiveRun, client: Bridge) -> None:
+        """The run is on this bridge now; recorded for the other processes (best effort: the
+        owner heartbeat writes it again)."""
+        run.client = client
+        if self.owners is None:
+            return
+        try:
+            await self.owners.place(run.run_id, client.base_url)
+        except BUS_ERRORS as exc:
+            log.warning("could not record the bridge of run %s: %s", run.run_id, exc)
 
     async def release(self, run_id: str) -> None:
         """Drop this process's owner key of a run (multi-process mode)."""

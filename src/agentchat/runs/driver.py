@@ -1,5 +1,10 @@
 """Driving one run: call the session's bridge (moving to the next worker when one cannot be
-reached), publish what it streams, store the end and publish exactly one terminal event."""
+reached), publish what it streams, store the end and publish exactly one terminal event.
+
+An outage of the event bus ends no run: the driver keeps it, storing what its bridge streams
+and publishing nothing, until the bus answers again; then it follows the run again from its
+bridge's first event, which puts on the bus what it lacks (`reattach.open_on_bus`). A run
+that ends meanwhile is stored at once and its events and end go on the bus once it is back."""
 
 from __future__ import annotations
 
@@ -7,17 +12,16 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
-
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from typing import Any
 
 from agentchat.bridge_client.client import BridgeUnavailable
+from agentchat.events.redis_health import BUS_ERRORS
 from agentchat.protocol.events import BridgeEvent, RunEnd
-from agentchat.runs import outcomes, store
+from agentchat.runs import outcomes, reattach, store
 from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.final_write import Unsaved, let_bridge_go
 from agentchat.runs.ports import Bridge
-from agentchat.runs.publisher import RunPublisher
+from agentchat.runs.publisher import BusLost, RunPublisher
 
 log = logging.getLogger(__name__)
 INTERRUPTED_ERROR = store.SHUTDOWN_ERROR
@@ -42,8 +46,8 @@ class RunDriver:
     async def drive_attached(self, run: ActiveRun, client: Bridge) -> None:
         """A run a bridge holds that nobody drives (the API restarted): follow it from its
         first event, replaying what is stored, and carry on as its first driver would."""
-        run.client = client
-        await self._drive(run, lambda r: self._stream(client, r, client.follow(r.run_id, 0)))
+        await self.ctx.place(run, client)
+        await self._drive(run, lambda r: self._through(client, r, client.follow(r.run_id, 0)))
 
     async def _drive(self, run: ActiveRun, call: Call) -> None:
         try:
@@ -62,14 +66,6 @@ class RunDriver:
                 await self._abort(run)
                 await self._finish(run, outcomes.interrupted(run, INTERRUPTED_ERROR))
             raise
-        except (RedisConnectionError, RedisTimeoutError) as exc:
-            # The event bus is away, not the run: its bridge keeps it going and holds its
-            # events; the sweeper re-attaches it once Redis answers again.
-            log.warning(
-                "run %s: the event bus does not answer (%s); left to its bridge", run.run_id, exc
-            )
-            await self._detach(run)
-            return
         except Exception as exc:
             log.exception("run %s failed", run.run_id)
             outcome = outcomes.failure(run, f"The run failed: {exc}")
@@ -84,9 +80,9 @@ class RunDriver:
         if request is None:
             raise RuntimeError(f"run {run.run_id} has no request to send (it was re-attached)")
         for client in bridges.candidates(run.plan.hermes_session):
-            run.client = client
+            await self.ctx.place(run, client)
             try:
-                result = await self._stream(client, run, client.run(request))
+                result = await self._through(client, run, client.run(request))
             except BridgeUnavailable as exc:
                 if run.events_seen or run.stop_requested or exc.status_code is not None:
                     raise
@@ -97,6 +93,54 @@ class RunDriver:
             return result
         assert error is not None
         raise error
+
+    async def _through(
+        self, client: Bridge, run: ActiveRun, events: AsyncGenerator[BridgeEvent, None]
+    ) -> RunEnd:
+        """`_stream`, through outages of the event bus."""
+        while True:
+            try:
+                return await self._stream(client, run, events)
+            except BusLost as exc:
+                log.warning(
+                    "run %s: %s; storing it from its bridge until the bus answers",
+                    run.run_id,
+                    exc,
+                )
+            end = await self._ride_out(client, run)
+            if end is not None:
+                return end
+            events = client.follow(run.run_id, 0)  # back on the bus: replayed from the start
+
+    async def _ride_out(self, client: Bridge, run: ActiveRun) -> RunEnd | None:
+        """Store the run from its bridge, publishing nothing, until the bus answers; then
+        register it there again (None: follow it from its first event). The run's end when
+        it came first."""
+        while True:
+            following = asyncio.create_task(
+                self._stream(client, run, client.follow(run.run_id, run.event_id))
+            )
+            answering = asyncio.create_task(self.ctx.bus_watch.wait_answering())
+            try:
+                await asyncio.wait({following, answering}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                await _cancel(following, answering)
+            if following.done() and not following.cancelled():
+                return following.result()
+            if await self._rejoin(run):
+                return None
+
+    async def _rejoin(self, run: ActiveRun) -> bool:
+        """Put the run back on the bus; False when the bus failed again."""
+        try:
+            await reattach.open_on_bus(self.ctx, run)
+        except BUS_ERRORS as exc:
+            log.warning("run %s: the event bus failed again (%r)", run.run_id, exc)
+            self.ctx.bus_watch.failed()
+            return False
+        reattach.replay_from_start(run)
+        log.info("run %s is back on the event bus at event %d", run.run_id, run.published_upto)
+        return True
 
     async def _stream(
         self, client: Bridge, run: ActiveRun, events: AsyncGenerator[BridgeEvent, None]
@@ -146,7 +190,7 @@ class RunDriver:
     async def _finish(self, run: ActiveRun, outcome: store.RunOutcome) -> None:
         plan = run.plan
         outcome = outcomes.storable(run, outcome)
-        saved = False
+        saved, published = False, False
         try:
             await self.ctx.log_writer.flush()
             end = Unsaved(plan.message_id, outcome, run.summary_message_id, run.client)
@@ -154,8 +198,47 @@ class RunDriver:
         finally:
             self.ctx.active.pop(plan.run_id, None)
             try:
-                await self.publisher.publish_end(run, outcome)
+                with contextlib.suppress(BusLost):
+                    await self.publisher.publish_end(run, outcome)
+                    published = True
             finally:
                 await self.ctx.release(plan.run_id)
-        if saved:
+        if not published:
+            self._publish_when_back(run, outcome, saved)
+        elif saved:
             await let_bridge_go(plan.run_id, run.client)
+
+    def _publish_when_back(self, run: ActiveRun, outcome: store.RunOutcome, saved: bool) -> None:
+        task = asyncio.create_task(self._mend(run, outcome, saved), name=f"mend-{run.run_id}")
+        self.ctx.mending.add(task)
+        task.add_done_callback(self.ctx.mending.discard)
+
+    async def _mend(self, run: ActiveRun, outcome: store.RunOutcome, saved: bool) -> None:
+        """The run ended (and is stored) while the bus was away: once it answers, the run's
+        events, replayed from its bridge, and its end go on it, so its streams end as the
+        answer was stored."""
+        client = run.client
+        while True:
+            await self.ctx.bus_watch.wait_answering()
+            if not await self._rejoin(run):
+                continue
+            try:
+                if client is not None:
+                    with contextlib.suppress(BridgeUnavailable):  # the end alone, then
+                        await self._stream(client, run, client.follow(run.run_id, 0))
+                await self.publisher.publish_end(run, outcome)
+            except BusLost as exc:
+                log.warning("run %s: %s; its end waits for the bus", run.run_id, exc)
+                continue
+            break
+        log.info("run %s: its end is on the event bus", run.run_id)
+        if saved:
+            await let_bridge_go(run.run_id, client)
+
+
+async def _cancel(*tasks: asyncio.Task[Any]) -> None:
+    """Cancel those not done and wait for them (their errors stay in them; a cancel of the
+    caller still reaches it)."""
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)

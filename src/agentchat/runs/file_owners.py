@@ -61,6 +61,12 @@ class FileRunOwners:
         self._held[run_id] = fd
         return True
 
+    async def place(self, run_id: str, bridge_url: str) -> None:
+        """Nothing to record: the processes on one data folder share its bridges."""
+
+    async def bridges_of(self, run_ids: list[str]) -> dict[str, str] | None:
+        return None
+
     async def release(self, run_id: str) -> None:
         fd = self._held.pop(run_id, None)
         if fd is not None:

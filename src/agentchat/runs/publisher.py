@@ -1,6 +1,10 @@
 """Publishing one run's events: each typed bridge event goes to the bus in order (with the
 run's id), log lines to the batched log writer, clarify requests to the pause table,
-compactions to a SUMMARY message."""
+compactions to a SUMMARY message.
+
+An event the bus does not take (Redis stalled, restarting, or restarted empty) raises `BusLost`
+once and marks the run: from then on its events are stored and not published, and the driver
+puts them on the bus again, from the bridge, once it answers."""
 
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
 from agentchat.core.redact import redact_value
+from agentchat.events.model import UnknownRun
+from agentchat.events.redis_health import BUS_ERRORS
 from agentchat.protocol.events import (
     NODE_ID,
     AnswerDelta,
@@ -24,6 +30,10 @@ from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.endings import end_of_outcome
 from agentchat.runs.store import RunOutcome
+
+
+class BusLost(Exception):
+    """The bus did not take an event of the run: it does not answer, or it lost the run."""
 
 
 class RunPublisher:
@@ -47,9 +57,16 @@ class RunPublisher:
             if clean != body:
                 event, body = type(event).model_validate(clean), clean
         if isinstance(event, ContextCompacted):
-            await self._on_compacted(run, event.summary, stored, publish)
             if not stored:
+                await self._store_summary(run, event.summary)
                 self.ctx.log_writer.checkpoint(run.plan.message_id, run.answer, event_id)
+            if publish:
+                compacted = ContextCompacted(
+                    run_id=run.run_id,
+                    summary=event.summary,
+                    summary_message_id=run.summary_message_id,
+                )
+                await self._put(run, compacted.EVENT, compacted.wire())
             return
         self._record(run, event, body, event_id, stored)
         if isinstance(event, ClarifyRequest) and not stored:
@@ -62,7 +79,21 @@ class RunPublisher:
         if publish:
             # what `event.for_run(run_id).wire()` gives, without copying the model per token
             body.update(runId=run.run_id, nodeId=NODE_ID)  # the log writer took its fields
-            await self.ctx.bus.publish(run.run_id, event.EVENT, body)
+            await self._put(run, event.EVENT, body)
+
+    async def _put(self, run: ActiveRun, name: str, body: dict[str, Any]) -> None:
+        """Publish one event, unless the bus was lost (`BusLost` when it is lost now)."""
+        if run.bus_lost:
+            return
+        try:
+            await self.ctx.bus.publish(run.run_id, name, body)
+        except UnknownRun as exc:  # Redis restarted empty: the run is registered again
+            run.bus_lost = True
+            raise BusLost("the event bus no longer knows the run") from exc
+        except BUS_ERRORS as exc:
+            run.bus_lost = True
+            self.ctx.bus_watch.failed()
+            raise BusLost(f"the event bus does not answer ({exc!r})") from exc
 
     def _record(
         self,
@@ -87,7 +118,11 @@ class RunPublisher:
             self.ctx.log_writer.checkpoint(run.plan.message_id, run.answer, event_id)
 
     async def publish_end(self, run: ActiveRun, outcome: RunOutcome) -> None:
-        await self.ctx.publish(run.run_id, end_of_outcome(run.run_id, run.plan.message_id, outcome))
+        """The run's one terminal event (`BusLost` when the bus does not take it)."""
+        end = end_of_outcome(run.run_id, run.plan.message_id, outcome)
+        await self._put(run, end.EVENT, end.wire())
+        if run.bus_lost:
+            raise BusLost("the event bus is away")
 
     async def _record_clarify(self, run: ActiveRun, pause: Pause) -> None:
         await self.ctx.in_thread(
@@ -95,17 +130,6 @@ class RunPublisher:
                 db, run.run_id, pause.clarify_id, pause.question, list(pause.choices)
             )
         )
-
-    async def _on_compacted(
-        self, run: ActiveRun, summary: str, stored: bool, publish: bool
-    ) -> None:
-        if not stored:
-            await self._store_summary(run, summary)
-        if publish:
-            event = ContextCompacted(
-                run_id=run.run_id, summary=summary, summary_message_id=run.summary_message_id
-            )
-            await self.ctx.publish(run.run_id, event)
 
     async def _store_summary(self, run: ActiveRun, summary: str) -> None:
         if run.summary_message_id is None:

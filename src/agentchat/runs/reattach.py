@@ -1,5 +1,7 @@
 """Re-attaching: a RUNNING answer nobody drives whose bridge still holds its run (the API
-restarted; the turn went on in the bridge) gets a driver again, rebuilt from its rows."""
+restarted; the turn went on in the bridge) gets a driver again, rebuilt from its rows. A run
+whose driver lost the bus (Redis stalled or restarted) is put back on it the same way: its
+events replayed from the bridge, published where the bus lacks them, none stored twice."""
 
 from __future__ import annotations
 
@@ -54,6 +56,29 @@ async def resend_stored_answer(ctx: RunContext, run_id: str, client: Bridge) -> 
         log.info("run %s: the stored answer to %s was not taken (%s)", run_id, clarify_id, exc)
         return
     log.warning("run %s: sent the stored answer to %s again after a restart", run_id, clarify_id)
+
+
+async def open_on_bus(ctx: RunContext, run: ActiveRun) -> None:
+    """The bus replays the run's events with the ids the page saw: a bus that kept them
+    (Redis) is not given them twice; one that lost them gets them again from the bridge
+    (bridge event N is the run's event N on the bus)."""
+    plan = run.plan
+    if await ctx.bus.is_known(run.run_id):
+        run.published_upto = len(await ctx.bus.history(run.run_id))
+    else:
+        meta = {"sessionId": plan.session_id, "messageId": plan.message_id}
+        await ctx.bus.register(run.run_id, meta)
+        run.published_upto = 0
+
+
+def replay_from_start(run: ActiveRun) -> None:
+    """Follow the run again from its first bridge event: what was handled is stored (or in
+    the log writer's batch), so the replay only rebuilds the text and publishes."""
+    run.stored_upto = max(run.stored_upto, run.event_id)
+    run.event_id = 0
+    run.seq = 0
+    run.answer = []
+    run.bus_lost = False
 
 
 def load_run(db: Session, run_id: str, settings: Settings) -> ActiveRun | None:

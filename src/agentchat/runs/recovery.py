@@ -1,7 +1,13 @@
 """Recovery: answers left RUNNING by a process that stopped are re-attached to their run in
 the bridge that still holds it; those no bridge holds become INTERRUPTED (their text kept) and
 their streams end with the one `workflow_error`. At shutdown, runs in flight get a grace, then
-are left going in their bridges (when those outlive the API) or stored INTERRUPTED."""
+are left going in their bridges (when those outlive the API) or stored INTERRUPTED.
+
+With several processes (Redis) a run's owner is judged only while the bus answers, and only
+once it has answered for an owner key's lifetime: an owner that kept its runs through a Redis
+stall or restart has written its keys again by then. A run is stored INTERRUPTED only by a
+process that asked the run's bridge; one on a bridge this process does not reach (another
+`serve`'s local bridge) is left to its owner until that bridge can no longer hold it."""
 
 from __future__ import annotations
 
@@ -12,11 +18,14 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from agentchat.events.model import RunFinished, UnknownRun
+from agentchat.events.redis_health import BUS_ERRORS
 from agentchat.protocol.bridge_api import HeldRun
 from agentchat.runs import reattach, store
 from agentchat.runs.context import ActiveRun, RunContext
+from agentchat.runs.elsewhere import Elsewhere
 from agentchat.runs.endings import end_of_orphan
 from agentchat.runs.final_write import let_bridge_go
+from agentchat.runs.owners import OWNER_TTL_S
 from agentchat.runs.ports import Bridge
 
 log = logging.getLogger(__name__)
@@ -28,6 +37,7 @@ class Recovery:
     def __init__(self, ctx: RunContext, follow: Follow) -> None:
         self.ctx = ctx
         self._follow = follow
+        self.elsewhere = Elsewhere(ctx.settings.bridge_orphan_s + 2 * OWNER_TTL_S)
 
     async def recover(self) -> list[str]:
         """At start-up every RUNNING answer lost its process: re-attach or interrupt it.
@@ -43,7 +53,8 @@ class Recovery:
     async def sweep_orphans(self, only: list[str] | None = None) -> list[str]:
         """RUNNING answers nobody drives (one process: those it does not drive; several: those
         whose owner key is gone) are re-attached when a bridge holds their run, else stored
-        INTERRUPTED with their checkpointed text. Returns the runs interrupted."""
+        INTERRUPTED with their checkpointed text, when this process could ask their bridge
+        (see `Elsewhere` for the others). Returns the runs interrupted."""
         ctx = self.ctx
         running = await ctx.in_thread(store.running_runs)
         suspects = [
@@ -54,15 +65,43 @@ class Recovery:
             and r not in ctx.final_writes
             and (only is None or r in only)
         ]
-        if not suspects:
-            return []
-        alive = await ctx.owners.alive(suspects) if ctx.owners is not None else set()
-        orphans = [r for r in suspects if r not in alive]
-        if not orphans:
-            return []
-        held = await reattach.held_runs(ctx.bridges)
-        lost = [r for r in orphans if r not in held or not await self._reattach(r, *held[r])]
+        orphans = await self._ownerless(suspects) if suspects else []
+        held = await reattach.held_runs(ctx.bridges) if orphans else {}
+        placed = await ctx.owners.bridges_of(orphans) if orphans and ctx.owners else None
+        lost, elsewhere = [], []
+        for run_id in orphans:
+            if run_id in held:
+                if not await self._reattach(run_id, *held[run_id]):
+                    lost.append(run_id)
+            elif placed is None or placed.get(run_id) in ctx.bridges.urls:
+                lost.append(run_id)  # its bridge was asked: it no longer holds the run
+            else:
+                elsewhere.append(run_id)
+        if only is None:
+            self.elsewhere.keep(elsewhere)
+        if elsewhere:
+            progress = await ctx.in_thread(lambda db: store.stored_progress(db, elsewhere))
+            lost += self.elsewhere.given_up(progress, placed or {})
         return await self._interrupt(lost)
+
+    async def _ownerless(self, suspects: list[str]) -> list[str]:
+        """The suspects no live process owns: all of them with one process; with several,
+        judged only on a bus that has answered every call for an owner key's lifetime (and
+        did not stall during this one)."""
+        owners, watch = self.ctx.owners, self.ctx.bus_watch
+        if owners is None:
+            return suspects
+        if not watch.steady_for(OWNER_TTL_S):
+            return []
+        started = watch.now()
+        try:
+            alive = await owners.alive(suspects)
+        except BUS_ERRORS:
+            watch.failed()
+            raise
+        if not watch.timed(started) or not watch.steady_for(OWNER_TTL_S):
+            return []
+        return [r for r in suspects if r not in alive]
 
     async def _reattach(self, run_id: str, client: Bridge, there: HeldRun) -> bool:
         """Drive the run again, following its bridge; False when it cannot be."""
@@ -74,7 +113,12 @@ class Recovery:
             if run is None:
                 await ctx.release(run_id)
                 return True  # it ended meanwhile
-            await self._open_on_bus(run)
+            await reattach.open_on_bus(ctx, run)
+        except BUS_ERRORS as exc:  # the bus, not the run: the next round tries again
+            log.warning("could not re-attach run %s yet: the event bus failed (%r)", run_id, exc)
+            ctx.bus_watch.failed()
+            await ctx.release(run_id)
+            return True
         except Exception:
             log.exception("could not re-attach run %s", run_id)
             await ctx.release(run_id)
@@ -85,17 +129,6 @@ class Recovery:
         if there.state == "waiting":
             await reattach.resend_stored_answer(ctx, run_id, client)
         return True
-
-    async def _open_on_bus(self, run: ActiveRun) -> None:
-        """The bus replays the run's events with the ids the page saw: a bus that kept them
-        (Redis) is not given them twice; one that lost them gets them again from the bridge."""
-        bus, plan = self.ctx.bus, run.plan
-        if await bus.is_known(run.run_id):
-            run.published_upto = len(await bus.history(run.run_id))
-        else:
-            await bus.register(
-                run.run_id, {"sessionId": plan.session_id, "messageId": plan.message_id}
-            )
 
     async def _interrupt(self, run_ids: list[str]) -> list[str]:
         if not run_ids:
@@ -123,9 +156,9 @@ class Recovery:
         detach = self.ctx.settings.bridges_outlive_api
         for run in runs:
             run.detach = detach
-        for task in tasks:
+        for task in [*tasks, *self.ctx.mending]:  # ends not yet on the bus: stored already
             task.cancel()
-        for task in tasks:
+        for task in [*tasks, *self.ctx.mending]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await self.ctx.log_writer.close()

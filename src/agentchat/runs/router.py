@@ -19,7 +19,7 @@ from agentchat.core.deps import DatabaseDep, DbSession
 from agentchat.core.principal import PrincipalDep
 from agentchat.protocol.bridge_api import MemoryView
 from agentchat.protocol.camel import ERROR_RESPONSES
-from agentchat.protocol.errors import Invalid
+from agentchat.protocol.errors import Invalid, ServiceUnavailable
 from agentchat.protocol.sse import encode_event
 from agentchat.runs import stats as run_stats
 from agentchat.runs.endings import end_of_stored
@@ -103,8 +103,13 @@ async def stream_run(
 ) -> Response:
     last = _last_id(last_event_id, last_event_header)
     if await runs.bus.is_known(run_id):
-        return run_stream(runs.bus, run_id, last)
+        return run_stream(runs.bus, run_id, last, runs.is_running)
     state = await runs.state(run_id)  # 404 for a run that never existed
+    if state.status == "RUNNING":  # Redis lost it (restarted empty): its driver puts it back
+        raise ServiceUnavailable(
+            "This answer's events are being restored to the event bus; try again in a moment.",
+            code="bus_unavailable",
+        )
     return Response(_ended_run(state), media_type="text/event-stream")
 
 
@@ -141,7 +146,7 @@ async def stream_runs(
     if any(n < 0 for n in numbers):
         raise Invalid("lastEventIds: must not be negative")
     await run_in_threadpool(owned_run_ids, ids, database, who)
-    return multi_run_stream(runs.bus, list(zip(ids, numbers, strict=True)))
+    return multi_run_stream(runs.bus, list(zip(ids, numbers, strict=True)), runs.is_running)
 
 
 @router.get("/api/chat/runs/{run_id}/state", operation_id="runState")

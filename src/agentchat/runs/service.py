@@ -22,8 +22,10 @@ from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.control_bus import ControlBus
+from agentchat.events.redis_health import BUS_ERRORS
 from agentchat.protocol.bridge_api import MemoryView
-from agentchat.runs import steering
+from agentchat.runs import steering, store
+from agentchat.runs.bus_watch import BusWatch
 from agentchat.runs.context import RunContext
 from agentchat.runs.control import RunControl
 from agentchat.runs.driver import RunDriver
@@ -69,6 +71,7 @@ class RunService:
             owners,
             bridge_status or BridgeStatus(),
             remote,
+            BusWatch(bus.ping),
         )
         self.driver = RunDriver(self.ctx, RunPublisher(self.ctx))
         self.launcher = Launcher(self.ctx, self.driver.drive)
@@ -85,6 +88,20 @@ class RunService:
     @property
     def bus(self) -> EventBus:
         return self.ctx.bus
+
+    @property
+    def bus_watch(self) -> BusWatch:
+        return self.ctx.bus_watch
+
+    async def heartbeat(self) -> None:
+        """Refresh the owner keys of this process's runs (written again after an outage)."""
+        if self.ctx.owners is None:
+            return
+        try:
+            await self.ctx.owners.heartbeat()
+        except BUS_ERRORS:
+            self.ctx.bus_watch.failed()
+            raise
 
     @property
     def bridges(self) -> Bridges:
@@ -110,6 +127,10 @@ class RunService:
 
     async def state(self, run_id: str) -> RunSnapshot:
         return await snapshot(self.ctx, run_id)
+
+    async def is_running(self, run_id: str) -> bool:
+        """Whether the run's answer is stored RUNNING (False for a run never heard of)."""
+        return await self.ctx.in_thread(lambda db: store.is_running(db, run_id))
 
     def active_run_ids(self) -> list[str]:
         return list(self.ctx.active)

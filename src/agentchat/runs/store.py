@@ -262,6 +262,13 @@ def message_for_run(db: Session, run_id: str) -> ChatMessage:
     return message
 
 
+def is_running(db: Session, run_id: str) -> bool:
+    stmt = select(ChatMessage.status).where(
+        ChatMessage.run_id == run_id, ChatMessage.role == "ASSISTANT"
+    )
+    return db.scalar(stmt) == "RUNNING"
+
+
 def stored_logs(db: Session, message_id: int) -> list[ChatMessageLog]:
     stmt = select(ChatMessageLog).where(ChatMessageLog.message_id == message_id)
     return list(db.scalars(stmt.order_by(ChatMessageLog.seq)))
@@ -329,6 +336,16 @@ def running_runs(db: Session) -> dict[str, int]:
         ChatMessage.role == MessageRole.ASSISTANT, ChatMessage.status == RunStatus.RUNNING
     )
     return {run_id: message_id for run_id, message_id in db.execute(stmt) if run_id}
+
+
+def stored_progress(db: Session, run_ids: list[str]) -> dict[str, int]:
+    """How far the stored answer of each RUNNING run reaches (its bridge event id)."""
+    stmt = select(ChatMessage.run_id, ChatMessage.bridge_event_id).where(
+        ChatMessage.role == "ASSISTANT",
+        ChatMessage.status == "RUNNING",
+        ChatMessage.run_id.in_(run_ids),
+    )
+    return {run_id: reached or 0 for run_id, reached in db.execute(stmt) if run_id}
 
 
 def fail_stale_runs(db: Session, run_ids: list[str] | None = None) -> list[str]:

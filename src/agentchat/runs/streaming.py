@@ -7,13 +7,17 @@ its subscription then fills and the bus drops it past its limit, so it costs its
 and ends with `stream_interrupted` (the client resumes with `Last-Event-ID`). The response's own
 task sends a comment ping when nothing was written for PING_S, and ends the response when every
 run has ended or the client has gone.
+
+A run the bus does not know is `run_unknown`, unless its answer is still RUNNING: Redis lost it
+(restarted empty) and its driver is putting it back, so the client is told to come back
+(`stream_interrupted`) rather than that the run is gone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.responses import Response
@@ -30,6 +34,11 @@ CONNECTED = sse.comment("connected")
 PING = sse.comment("ping")
 
 Encoder = Callable[[str, BusEvent], bytes]
+StillRunning = Callable[[str], Awaitable[bool]]
+
+
+async def _never(_run_id: str) -> bool:
+    return False
 
 
 def encode_single(_run_id: str, event: BusEvent) -> bytes:
@@ -64,7 +73,12 @@ class _Connection:
 
 
 async def _pump(
-    bus: EventBus, run_id: str, last_id: int, out: _Connection, encode: Encoder
+    bus: EventBus,
+    run_id: str,
+    last_id: int,
+    out: _Connection,
+    encode: Encoder,
+    running: StillRunning,
 ) -> None:
     try:
         count = 0
@@ -74,7 +88,8 @@ async def _pump(
             if count % YIELD_EVERY == 0:
                 await asyncio.sleep(0)
     except UnknownRun:
-        await out.write(sse_message("run_unknown", {"runId": run_id}))
+        gone = "stream_interrupted" if await running(run_id) else "run_unknown"
+        await out.write(sse_message(gone, {"runId": run_id}))
     except StreamInterrupted:
         await out.write(sse_message("stream_interrupted", {"runId": run_id}))
     finally:
@@ -98,12 +113,17 @@ async def _ping_until_over(out: _Connection) -> None:
 
 
 async def serve_runs(
-    bus: EventBus, runs: list[tuple[str, int]], encode: Encoder, receive: Receive, send: Send
+    bus: EventBus,
+    runs: list[tuple[str, int]],
+    encode: Encoder,
+    receive: Receive,
+    send: Send,
+    running: StillRunning = _never,
 ) -> None:
     """The body of a run stream, after its start: every run's events, then the end."""
     out = _Connection(send, len(runs))
     await out.write(CONNECTED)
-    tasks = [asyncio.create_task(_pump(bus, r, last, out, encode)) for r, last in runs]
+    tasks = [asyncio.create_task(_pump(bus, r, last, out, encode, running)) for r, last in runs]
     tasks.append(asyncio.create_task(_until_disconnect(receive, out)))
     try:
         await _ping_until_over(out)
@@ -121,8 +141,14 @@ class RunEventStream(Response):
 
     media_type = "text/event-stream"
 
-    def __init__(self, bus: EventBus, runs: list[tuple[str, int]], encode: Encoder) -> None:
-        self.bus, self.runs, self.encode = bus, runs, encode
+    def __init__(
+        self,
+        bus: EventBus,
+        runs: list[tuple[str, int]],
+        encode: Encoder,
+        running: StillRunning = _never,
+    ) -> None:
+        self.bus, self.runs, self.encode, self.running = bus, runs, encode, running
         self.status_code = 200
         self.background = None
         self.init_headers(SSE_HEADERS)
@@ -131,12 +157,16 @@ class RunEventStream(Response):
         await send(
             {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
         )
-        await serve_runs(self.bus, self.runs, self.encode, receive, send)
+        await serve_runs(self.bus, self.runs, self.encode, receive, send, self.running)
 
 
-def run_stream(bus: EventBus, run_id: str, last_event_id: int) -> RunEventStream:
-    return RunEventStream(bus, [(run_id, last_event_id)], encode_single)
+def run_stream(
+    bus: EventBus, run_id: str, last_event_id: int, running: StillRunning = _never
+) -> RunEventStream:
+    return RunEventStream(bus, [(run_id, last_event_id)], encode_single, running)
 
 
-def multi_run_stream(bus: EventBus, runs: list[tuple[str, int]]) -> RunEventStream:
-    return RunEventStream(bus, runs, encode_tagged)
+def multi_run_stream(
+    bus: EventBus, runs: list[tuple[str, int]], running: StillRunning = _never
+) -> RunEventStream:
+    return RunEventStream(bus, runs, encode_tagged, running)
