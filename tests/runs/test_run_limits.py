@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentchat.core.database import Database
+from tests.reliability.helpers import wait_for
 from tests.runs.conftest import Stack, make_stack
 from tests.support.servers import BridgeProcess
 
@@ -86,3 +87,54 @@ def test_a_skill_whose_file_links_out_cannot_be_chosen(
         assert stack.get(f"/api/chat/sessions/{session_id}")["messages"] == []
     finally:
         close()
+
+
+ASK = "#clarify Which colour? | red | blue\n#echo-tool-result"
+WORK = "#sleep 30000\n#say done"
+
+
+def test_runs_waiting_for_an_answer_count_apart_from_the_cap(
+    tmp_path: Path, any_database: Database, bridge: BridgeProcess, scripted_url: str
+) -> None:
+    """Issue 34, finding 8: questions waiting for the person held the global cap (for up to
+    30 minutes each), so as many waiting questions as the cap turned every new run away with
+    429. Now up to AGENTCHAT_MAX_WAITING_RUNS of them do not count; more count as at work."""
+    stack, close = make_stack(
+        tmp_path, any_database, bridge, scripted_url, max_active_runs=2, max_waiting_runs=2
+    )
+    started: list[str] = []
+
+    def start(message: str) -> str:
+        run_id = stack.start(stack.new_session(), message)["runId"]
+        started.append(run_id)
+        return run_id
+
+    def refused() -> None:
+        full = stack.http.post(
+            f"/api/chat/sessions/{stack.new_session()}/runs", json={"message": "x"}
+        )
+        assert full.status_code == 429, full.text
+        assert full.json()["error"]["code"] == "too_many_requests"
+
+    try:
+        for _ in range(2):
+            _until_waiting(stack, start(ASK))
+        first_at_work = start(WORK)  # two questions wait: they left the two places free
+        start(WORK)
+        refused()  # the runs at work still hold the cap
+        stack.post(f"/api/chat/runs/{first_at_work}/stop", expect=200)
+        _until_waiting(stack, start(ASK))
+        refused()  # a third waiting question is one more than AGENTCHAT_MAX_WAITING_RUNS
+    finally:
+        for run_id in started:
+            stack.http.post(f"/api/chat/runs/{run_id}/stop")
+        close()
+
+
+def _until_waiting(stack: Stack, run_id: str) -> None:
+    wait_for(
+        lambda: stack.get(f"/api/chat/runs/{run_id}/state")["pendingClarify"],
+        lambda pending: pending is not None,
+        timeout=60,
+        what=f"run {run_id} to ask its question",
+    )

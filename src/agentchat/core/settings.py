@@ -36,6 +36,11 @@ class Settings(BaseSettings):
     skills_dir: Path | None = None
     hermes_home: Path | None = None
     max_active_runs: int = Field(default=5, ge=1)
+    max_waiting_runs: int = Field(
+        default=10,
+        ge=0,
+        description="Runs waiting for the person's answer that do not count as active",
+    )
     shutdown_grace_s: float = Field(
         default=10.0, ge=0, description="On SIGTERM, how long runs in flight get to finish"
     )

@@ -44,9 +44,11 @@ class RunPlanner:
         chat = get_session(db, session_id, lock=True)
         if chat.status != "ACTIVE":
             raise Conflict(f"chat session {session_id} is archived; restore it to continue")
-        store.ensure_can_start(db, session_id, self.settings.max_active_runs)
+        waiting = self.settings.max_waiting_runs
+        store.ensure_can_start(db, session_id, self.settings.max_active_runs, waiting)
         if chat.owner_id is not None:
-            store.ensure_owner_can_start(db, chat.owner_id, self.settings.max_active_runs_per_user)
+            per_user = self.settings.max_active_runs_per_user
+            store.ensure_owner_can_start(db, chat.owner_id, per_user, waiting)
         strict = body.model_id is not None and assistant_sibling_of is None  # a modelId sent
         model = resolve_model(
             db, body.model_id or chat.model_id, self.settings, strict=strict, owner_id=chat.owner_id

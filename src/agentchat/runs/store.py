@@ -10,7 +10,7 @@ from sqlalchemy import exists, func, select, text, update
 from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
-from agentchat.chat.enums import MessageRole, MessageStatus
+from agentchat.chat.enums import MessageRole, MessageStatus, PauseStatus
 from agentchat.chat.sessions import get_session, live_runs, touch_session
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession, WorkflowPause
 from agentchat.core.clock import utcnow
@@ -44,8 +44,10 @@ class RunPlan:
     skill_folder: str | None
 
 
-def ensure_can_start(db: Session, session_id: int, max_active: int) -> None:
-    """409 when the session already runs, 429 when the server is at its cap."""
+def ensure_can_start(db: Session, session_id: int, max_active: int, max_waiting: int = 0) -> None:
+    """409 when the session already runs, 429 when the server is at its cap: the runs at work
+    count, and those waiting for the person's answer only beyond `max_waiting` (a question
+    may wait half an hour; it must not turn every other chat away meanwhile)."""
     states = live_runs(db, [session_id])
     if states:
         run_id = states[session_id].run_id
@@ -55,7 +57,7 @@ def ensure_can_start(db: Session, session_id: int, max_active: int) -> None:
             runId=run_id,
         )
     lock_run_starts(db)
-    if count_running(db) >= max_active:
+    if _counted(*count_running(db), max_waiting) >= max_active:
         raise TooManyRequests(
             f"{max_active} answers are already running on this server; wait for one to finish"
         )
@@ -76,33 +78,44 @@ def lock_run_starts(db: Session) -> None:
         db.execute(text("SELECT version_num FROM alembic_version FOR UPDATE"))
 
 
-def ensure_owner_can_start(db: Session, owner_id: int, max_active: int) -> None:
+def ensure_owner_can_start(
+    db: Session, owner_id: int, max_active: int, max_waiting: int = 0
+) -> None:
     """429 `too_many_runs` when the chats of `owner_id` already run `max_active` answers
-    (counted under the start gate taken by ensure_can_start, so across processes too)."""
-    stmt = (
-        select(func.count())
-        .select_from(ChatMessage)
-        .join(ChatSession, ChatSession.id == ChatMessage.session_id)
-        .where(
-            ChatSession.owner_id == owner_id,
-            ChatMessage.role == "ASSISTANT",
-            ChatMessage.status == "RUNNING",
-        )
-    )
-    if int(db.scalar(stmt) or 0) >= max_active:
+    (counted under the start gate taken by ensure_can_start, so across processes too; those
+    waiting for the person's answer as in `ensure_can_start`)."""
+    if _counted(*count_running(db, owner_id), max_waiting) >= max_active:
         raise TooManyRequests(
             f"You already have {max_active} answers running; wait for one to finish.",
             code="too_many_runs",
         )
 
 
-def count_running(db: Session) -> int:
+def count_running(db: Session, owner_id: int | None = None) -> tuple[int, int]:
+    """The RUNNING answers: (at work, waiting for an answer to a question), in one query."""
+    waiting = (
+        select(WorkflowPause.run_id)
+        .where(WorkflowPause.status == PauseStatus.PENDING)
+        .distinct()
+        .subquery()
+    )
     stmt = (
-        select(func.count())
+        select(func.count(), func.count(waiting.c.run_id))
         .select_from(ChatMessage)
+        .outerjoin(waiting, waiting.c.run_id == ChatMessage.run_id)
         .where(ChatMessage.role == MessageRole.ASSISTANT, ChatMessage.status == RunStatus.RUNNING)
     )
-    return int(db.scalar(stmt) or 0)
+    if owner_id is not None:
+        stmt = stmt.join(ChatSession, ChatSession.id == ChatMessage.session_id).where(
+            ChatSession.owner_id == owner_id
+        )
+    total, paused = db.execute(stmt).one()
+    return int(total) - int(paused), int(paused)
+
+
+def _counted(working: int, waiting: int, max_waiting: int) -> int:
+    """The runs a cap counts: those at work, and those waiting beyond `max_waiting`."""
+    return working + max(0, waiting - max_waiting)
 
 
 def user_message_for(
