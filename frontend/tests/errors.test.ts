@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { ApiError } from '@/api/http'
 import { setLocale } from '@/i18n'
-import { readableRequestError, readableRunError } from '@/lib/display/errors'
+import { interruptedHint, readableRequestError, readableRunError } from '@/lib/display/errors'
 
 describe('readable errors', () => {
   beforeEach(() => setLocale('en'))
@@ -88,5 +88,13 @@ describe('readable errors', () => {
     setLocale('zh')
     expect(readableRequestError(new ApiError('Too many requests from this address', 429, 'too_many_requests'))).toContain('请求过多')
     expect(readableRequestError(new ApiError('title: String should have at most 255 characters', 422, 'invalid'))).toContain('标题太长')
+  })
+
+  it('says an interrupted reply lost its agent service when the bridge was replaced', () => {
+    const raw = 'The agent service stopped answering and was restarted, so this answer ends here; the text so far is kept.'
+    expect(interruptedHint(raw)).toMatch(/agent service stopped answering/)
+    expect(interruptedHint('The server restarted during this answer')).toMatch(/server restarted/)
+    setLocale('zh')
+    expect(interruptedHint(raw)).toMatch(/Agent 服务停止响应/)
   })
 })

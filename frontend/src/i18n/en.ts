@@ -22,7 +22,7 @@ export default {
     loadOlder: 'Load older messages', loading: 'Loading…', copy: 'Copy', copied: 'Copied',
     edit: 'Edit', regenerate: 'Regenerate', retry: 'Retry', save: 'Save and resend', cancel: 'Cancel',
     failed: 'The reply failed', stopped: 'Stopped',
-    interrupted: 'Interrupted', unansweredHint: 'This question has no answer yet. Retry to send it.', allowedForChat: 'Allowed for this chat', takeBack: 'Take back', interruptedHint: 'The server restarted during this reply; the text so far is kept. Retry to ask again.', prevVersion: 'Previous version', nextVersion: 'Next version',
+    interrupted: 'Interrupted', unansweredHint: 'This question has no answer yet. Retry to send it.', allowedForChat: 'Allowed for this chat', takeBack: 'Take back', interruptedHint: 'The server restarted during this reply; the text so far is kept. Retry to ask again.', interruptedBridgeHint: 'The agent service stopped answering and was restarted; the text so far is kept. Retry to ask again.', prevVersion: 'Previous version', nextVersion: 'Next version',
     version: 'Version {index} of {count}', you: 'You', assistant: 'Agent', resetDivider: 'Session reset — the agent starts afresh here',
     summaryDivider: 'Earlier messages were compacted into a summary', compacted: 'Context was compacted',
     stopRequested: 'Stopping…', model: 'Model', skill: 'Skill', defaultModel: 'Default model', noSkill: 'No skill',

@@ -22,7 +22,7 @@ export default {
     loadOlder: '加载更早的消息', loading: '加载中…', copy: '复制', copied: '已复制',
     edit: '编辑', regenerate: '重新生成', retry: '重试', save: '保存并重发', cancel: '取消',
     failed: '回复失败', stopped: '已停止',
-    interrupted: '已中断', unansweredHint: '这个问题还没有回答。点击重试重新发送。', allowedForChat: '本对话已允许', takeBack: '撤回', interruptedHint: '回复过程中服务器重启了；已保留目前的文字。可点击重试重新提问。', prevVersion: '上一版', nextVersion: '下一版',
+    interrupted: '已中断', unansweredHint: '这个问题还没有回答。点击重试重新发送。', allowedForChat: '本对话已允许', takeBack: '撤回', interruptedHint: '回复过程中服务器重启了；已保留目前的文字。可点击重试重新提问。', interruptedBridgeHint: 'Agent 服务停止响应并已重启；已保留目前的文字。可点击重试重新提问。', prevVersion: '上一版', nextVersion: '下一版',
     version: '第 {index} / {count} 版', you: '你', assistant: 'Agent', resetDivider: '会话已重置 —— Agent 从这里重新开始',
     summaryDivider: '更早的消息已压缩为摘要', compacted: '上下文已压缩',
     stopRequested: '正在停止…', model: '模型', skill: '技能', defaultModel: '默认模型', noSkill: '不使用技能',

@@ -64,6 +64,7 @@ class LocalStack:
         state = self._bridge.acquire()
         self.bridge_url, self.bridge_secret = state.url, state.secret
         supervisor = BridgeSupervisor(self._bridge, self.status)
+        self.status.watch_frozen(supervisor.frozen)
         supervisor.moved.append(self._moved)
         self._watcher = supervisor
         supervisor.start()
@@ -76,6 +77,7 @@ class LocalStack:
         follower = BridgeFollower(
             self.settings.data_dir, self.bridge_url, self.bridge_secret, self.status
         )
+        self.status.watch_frozen(follower.frozen)
         follower.moved.append(self._moved)
         self._watcher = follower
         follower.start()

@@ -110,6 +110,15 @@ def pid_alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
+def pid_stopped(pid: int) -> bool:
+    """The process is stopped (SIGSTOP, or a debugger): alive, and answering nothing."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] in ("T", "t")
+
+
 def _signallable(pid: int) -> bool:
     try:
         os.kill(pid, 0)

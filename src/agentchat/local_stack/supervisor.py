@@ -17,13 +17,18 @@ from agentchat.bridge_client import address
 from agentchat.core.bridge_status import BridgeStatus
 from agentchat.local_stack.backoff import Backoff
 from agentchat.local_stack.bridge import PING_TIMEOUT_S, LocalBridge, answers
-from agentchat.local_stack.processes import pid_alive
+from agentchat.local_stack.processes import pid_alive, pid_stopped
 from agentchat.local_stack.state import read_state
 
 log = logging.getLogger(__name__)
 PING_S = 2.0
 MISSED_PINGS = 3  # a bridge that is there but does not answer this many times is restarted
 Moved = Callable[[str, str], None]  # (new url, secret)
+FROZEN = "the local Hermes Bridge is frozen (its process is stopped)"
+
+
+def frozen_reason(pid: int | None) -> str | None:
+    return FROZEN if pid is not None and pid_stopped(pid) else None
 
 
 class _Watcher:
@@ -60,6 +65,10 @@ class BridgeSupervisor(_Watcher):
         self.moved: list[Moved] = []
         self._backoff = Backoff()
         self._missed = 0
+
+    def frozen(self) -> str | None:
+        state = self.bridge.state
+        return frozen_reason(state.pid if state is not None else None)
 
     def check(self) -> None:
         problem = self.bridge.problem()
@@ -139,9 +148,14 @@ class BridgeFollower(_Watcher):
         self._current = (url, secret)
         self.moved: list[Moved] = []
         self._missed = 0
+        self._pid: int | None = None
+
+    def frozen(self) -> str | None:
+        return frozen_reason(self._pid)
 
     def check(self) -> None:
         state = read_state(self._data_dir)
+        self._pid = state.pid if state is not None else None
         if state is not None and (state.url, state.secret) != self._current:
             self._current = (state.url, state.secret)
             log.info("the local Hermes Bridge is now at %s", state.url)

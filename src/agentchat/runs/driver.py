@@ -53,8 +53,10 @@ class RunDriver:
         try:
             outcome = outcomes.from_result(run, await call(run))
         except BridgeUnavailable as exc:
-            if exc.code == "unknown_run":  # followed again, but its bridge no longer has it
-                outcome = outcomes.interrupted(run, store.LOST_ERROR)
+            # followed again, but its bridge no longer has it, or is being replaced (the local
+            # bridge stopped answering): the turn is gone with the old process
+            if exc.code == "unknown_run" or self.ctx.bridge_status.restarting():
+                outcome = outcomes.interrupted(run, store.BRIDGE_RESTARTED_ERROR)
             else:
                 outcome = outcomes.failure(run, f"The agent service is unavailable: {exc}")
         except asyncio.CancelledError:

@@ -25,6 +25,10 @@ LOST_ERROR = (
     "The server restarted during this answer and the agent service no longer had it; "
     "the text so far is kept."
 )
+BRIDGE_RESTARTED_ERROR = (
+    "The agent service stopped answering and was restarted, so this answer ends here; "
+    "the text so far is kept."
+)
 # PostgreSQL advisory lock id ("agch") that serialises run starts across API processes.
 START_LOCK_ID = 0x61676368
 

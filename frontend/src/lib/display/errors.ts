@@ -35,6 +35,13 @@ export function readableRunError(raw: string | null | undefined): ReadableError 
   return { text: sentence(text), detail: null }
 }
 
+/** The hint under an INTERRUPTED reply: the agent service was replaced under it (it stopped
+ * answering: runs/store.py BRIDGE_RESTARTED_ERROR), or the server restarted. */
+export function interruptedHint(raw: string | null | undefined): string {
+  const bridge = /agent service stopped answering and was restarted/i.test(raw ?? '')
+  return t(bridge ? 'chat.interruptedBridgeHint' : 'chat.interruptedHint')
+}
+
 /** The text as a sentence: trimmed, first letter upper-case ("chat session 9 not found"). */
 export function sentence(text: string): string {
   const s = text.trim()
