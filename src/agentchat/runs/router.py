@@ -21,6 +21,7 @@ from agentchat.protocol.bridge_api import MemoryView
 from agentchat.protocol.camel import ERROR_RESPONSES
 from agentchat.protocol.errors import Invalid, ServiceUnavailable
 from agentchat.protocol.sse import encode_event
+from agentchat.protocol.status import RunStatus
 from agentchat.runs import stats as run_stats
 from agentchat.runs.endings import end_of_stored
 from agentchat.runs.schemas import (
@@ -105,7 +106,7 @@ async def stream_run(
     if await runs.bus.is_known(run_id):
         return run_stream(runs.bus, run_id, last, runs.is_running)
     state = await runs.state(run_id)  # 404 for a run that never existed
-    if state.status == "RUNNING":  # Redis lost it (restarted empty): its driver puts it back
+    if state.status == RunStatus.RUNNING:  # Redis lost it (restarted empty): being restored
         raise ServiceUnavailable(
             "This answer's events are being restored to the event bus; try again in a moment.",
             code="bus_unavailable",

@@ -281,9 +281,9 @@ def message_for_run(db: Session, run_id: str) -> ChatMessage:
 
 def is_running(db: Session, run_id: str) -> bool:
     stmt = select(ChatMessage.status).where(
-        ChatMessage.run_id == run_id, ChatMessage.role == "ASSISTANT"
+        ChatMessage.run_id == run_id, ChatMessage.role == MessageRole.ASSISTANT
     )
-    return db.scalar(stmt) == "RUNNING"
+    return db.scalar(stmt) == RunStatus.RUNNING
 
 
 def stored_logs(db: Session, message_id: int) -> list[ChatMessageLog]:
@@ -358,8 +358,8 @@ def running_runs(db: Session) -> dict[str, int]:
 def stored_progress(db: Session, run_ids: list[str]) -> dict[str, int]:
     """How far the stored answer of each RUNNING run reaches (its bridge event id)."""
     stmt = select(ChatMessage.run_id, ChatMessage.bridge_event_id).where(
-        ChatMessage.role == "ASSISTANT",
-        ChatMessage.status == "RUNNING",
+        ChatMessage.role == MessageRole.ASSISTANT,
+        ChatMessage.status == RunStatus.RUNNING,
         ChatMessage.run_id.in_(run_ids),
     )
     return {run_id: reached or 0 for run_id, reached in db.execute(stmt) if run_id}
