@@ -244,3 +244,7 @@ async def test_close_interrupts_open_subscriptions(make_bus: BusFactory) -> None
     await bus.close()
     with pytest.raises(StreamInterrupted):
         await live
+
+
+async def test_ping_answers_while_the_bus_is_there(bus: EventBus) -> None:
+    await bus.ping()  # raises when it is not: the run service's bus watch relies on it

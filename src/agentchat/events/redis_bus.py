@@ -37,6 +37,7 @@ from agentchat.protocol.sse import dump_json
 PUBLISH_CHUNK = 500
 RANGE_CHUNK = 1_000
 DEFAULT_BLOCK_MS = 5_000
+PING_TIMEOUT_S = 2.0
 
 
 @dataclass
@@ -62,9 +63,11 @@ class RedisEventBus:
         live_ttl_s: float = 86_400.0,
         queue_size: int = DEFAULT_QUEUE_SIZE,
         block_ms: int = DEFAULT_BLOCK_MS,
+        probe_redis: Redis | None = None,
     ) -> None:
         self._redis = redis
         self._reader_redis = reader_redis
+        self._probe_redis = probe_redis
         self._prefix = prefix
         self._retention_ms = max(1, int(retention_s * 1000))
         self._live_ttl_ms = max(1, int(live_ttl_s * 1000))
@@ -76,12 +79,17 @@ class RedisEventBus:
 
     @classmethod
     def from_url(cls, url: str, *, max_connections: int = 32, **opts: Any) -> RedisEventBus:
-        """Two clients: a bounded pool for commands (callers wait for a free connection
-        rather than fail) and one connection for the process's blocking reader."""
+        """Three clients: a bounded pool for commands (callers wait for a free connection
+        rather than fail), one connection for the process's blocking reader, and one for
+        `ping` (a Redis that stalls is told from a busy pool, and a ping given up on leaves
+        the commands' connections alone)."""
         pool = BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=30)
         read_timeout_s = opts.get("block_ms", DEFAULT_BLOCK_MS) / 1000 + 5
         reader = Redis.from_url(url, socket_timeout=read_timeout_s)
-        return cls(Redis.from_pool(pool), reader, **opts)
+        probe = Redis.from_url(
+            url, socket_timeout=PING_TIMEOUT_S, socket_connect_timeout=PING_TIMEOUT_S
+        )
+        return cls(Redis.from_pool(pool), reader, probe_redis=probe, **opts)
 
     async def register(self, run_id: str, meta: dict[str, Any]) -> None:
         key = state_key(self._prefix, run_id)
@@ -129,7 +137,7 @@ class RedisEventBus:
         await self._finish_script(keys=keys, args=[self._retention_ms])
 
     async def ping(self) -> None:
-        await self._redis.ping()
+        await (self._probe_redis or self._redis).ping()
 
     def subscriber_count(self, run_id: str) -> int:
         return self._reader.subscriber_count(stream_key(self._prefix, run_id))
@@ -138,6 +146,8 @@ class RedisEventBus:
         await self._reader.close()
         await self._redis.aclose()
         await self._reader_redis.aclose()
+        if self._probe_redis is not None:
+            await self._probe_redis.aclose()
 
     async def _subscribe(self, run_id: str, after: int) -> AsyncIterator[BusEvent]:
         await self._require_known(run_id)

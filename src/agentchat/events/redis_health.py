@@ -7,11 +7,14 @@ from urllib.parse import SplitResult, urlsplit
 
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 CHECK_TIMEOUT_S = 2.0
-# What a call to Redis raises when Redis does not answer (stalled, restarting, gone).
-BUS_ERRORS: tuple[type[Exception], ...] = (RedisError, OSError)
+# What a call to Redis raises when Redis does not answer (stalled, restarting, gone); not
+# its refusals (a script error, out of memory), which a retry would only meet again.
+BUS_ERRORS: tuple[type[Exception], ...] = (RedisConnectionError, RedisTimeoutError, OSError)
 
 
 def redis_problem(url: str) -> str | None:

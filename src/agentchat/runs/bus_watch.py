@@ -12,7 +12,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 PROBE_S = 1.0
-PROBE_TIMEOUT_S = 3.0
+PROBE_TIMEOUT_S = 5.0  # a backstop: the ping's own client gives up sooner
 # A call slower than this counts as a stall: the keys it read may have expired meanwhile.
 SLOW_S = 2.0
 POLL_S = 0.2

@@ -17,7 +17,6 @@ from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.model import BusEvent
-from agentchat.events.redis_health import BUS_ERRORS
 from agentchat.protocol.bridge_api import RunRequest
 from agentchat.protocol.events import PageEvent
 from agentchat.runs import store
@@ -118,8 +117,8 @@ class RunContext:
             return
         try:
             await self.owners.place(run.run_id, client.base_url)
-        except BUS_ERRORS as exc:
-            log.warning("could not record the bridge of run %s: %s", run.run_id, exc)
+        except Exception as exc:  # the run goes on: its owner heartbeat writes it again
+            log.warning("could not record the bridge of run %s: %r", run.run_id, exc)
 
     async def release(self, run_id: str) -> None:
         """Drop this process's owner key of a run (multi-process mode)."""
