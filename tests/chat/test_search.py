@@ -7,6 +7,7 @@ import pytest
 from sqlalchemy import update
 
 from agentchat.chat import sessions
+from agentchat.chat.presenters import session_page
 from agentchat.chat.search import search_words
 from agentchat.chat.tables import ChatMessage
 from agentchat.core.database import Database
@@ -151,3 +152,40 @@ def _tag() -> str:
     from tests.support.databases import worker_tag
 
     return worker_tag() + "_"
+
+
+LONG_ANSWER = (
+    "Start early. " * 12 + "Try the bouchons of Vieux-Lyon, then walk up the Fourvière hill "
+    "for the view over the two rivers. " + "Take the funicular back. " * 12
+)
+
+
+def _matches(db: Database, q: str) -> dict[int, str | None]:
+
+    with db.session() as s:
+        return {
+            item.id: item.match
+            for item in session_page(db=s, status="ALL", q=q, limit=50, cursor=None).items
+        }
+
+
+def test_a_chat_found_by_its_messages_shows_the_words_around_the_match(
+    any_database: Database,
+) -> None:
+    lyon = new_session(any_database, "Trip planning")
+    question = add(any_database, lyon, None, "USER", "What should I see?")
+    add(any_database, lyon, question, "ASSISTANT", LONG_ANSWER)
+    weekend = new_session(any_database, "Plans")
+    add(any_database, weekend, None, "USER", "这个周末去哪里玩 想看看博物馆")
+    titled = new_session(any_database, "Bouchons to try")
+
+    found = _matches(any_database, "bouchons")
+    assert set(found) == {lyon, titled}
+    assert found[titled] is None  # its title shows why it was found
+    snippet = found[lyon]
+    assert snippet is not None and "Try the bouchons of Vieux-Lyon" in snippet
+    assert snippet.startswith("…") and snippet.endswith("…")
+    assert len(snippet) <= 140
+
+    found = _matches(any_database, "周末")
+    assert found == {weekend: "这个周末去哪里玩 想看看博物馆"}

@@ -29,6 +29,7 @@ SESSION_KEYS = {
     "lastMessageAt",
     "lastSummarizedAt",
     "lastMessagePreview",
+    "match",
     "hasActiveRun",
     "hasPendingClarify",
     "activeRunId",

@@ -2097,6 +2097,11 @@ export interface components {
             /** Lastmessagepreview */
             lastMessagePreview: string | null;
             /**
+             * Match
+             * @description With `q`: the words around the first hit in the chat's messages (null when the title holds the query, or without `q`)
+             */
+            match: string | null;
+            /**
              * Hasactiverun
              * @default false
              */

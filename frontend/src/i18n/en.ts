@@ -6,7 +6,7 @@ export default {
     new: 'New chat', search: 'Search titles and messages', untitled: 'New chat', archive: 'Archive', unarchive: 'Restore',
     deleteRunning: '"{title}" is still answering. Stop the answer and delete the chat with all its messages?', stopAndDelete: 'Stop and delete',
     delete: 'Delete', deleteConfirm: 'Delete "{title}" and all its messages?', rename: 'Rename',
-    running: 'Running', waiting: 'Waiting for your answer', empty: 'No chats yet', archived: 'Archived',
+    running: 'Running', waiting: 'Waiting for your answer', empty: 'No chats yet', noMatch: 'No chat matches "{query}"', archived: 'Archived',
     showArchived: 'Show archived', loadMore: 'Load more', list: 'Chats',
     actions: 'Actions for this chat'
   },

@@ -6,7 +6,7 @@ export default {
     new: '新建会话', search: '搜索标题和消息', untitled: '新会话', archive: '归档', unarchive: '恢复',
     deleteRunning: '“{title}”仍在回答。停止回答并删除该会话及其全部消息？', stopAndDelete: '停止并删除',
     delete: '删除', deleteConfirm: '删除“{title}”及其全部消息？', rename: '重命名',
-    running: '运行中', waiting: '等待你的回答', empty: '还没有会话', archived: '已归档',
+    running: '运行中', waiting: '等待你的回答', empty: '还没有会话', noMatch: '没有与“{query}”匹配的会话', archived: '已归档',
     showArchived: '显示已归档', loadMore: '加载更多', list: '会话列表',
     actions: '会话操作'
   },

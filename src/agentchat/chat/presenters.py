@@ -28,6 +28,7 @@ from agentchat.chat.schemas import (
     StatusFilter,
     VersionPublic,
 )
+from agentchat.chat.search import matching_snippets
 from agentchat.chat.sessions import LiveRun, list_sessions, live_runs
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
 from agentchat.chat.tree import active_branch
@@ -53,7 +54,18 @@ def session_page(
     """A page of the session list (three statements); `owner_id`'s sessions when given."""
     page = list_sessions(db, status, q, limit, cursor, owner_id)
     items = session_publics(db, page.sessions)
+    if q:
+        _show_matches(db, items, q)
     return SessionPage(items=items, next_cursor=page.next_cursor, has_more=page.has_more)
+
+
+def _show_matches(db: Session, items: list[SessionPublic], q: str) -> None:
+    """Why each chat was found: the words around the hit, unless its title holds the query."""
+    needle = q.strip().lower()
+    by_messages = [item.id for item in items if needle not in (item.title or "").lower()]
+    snippets = matching_snippets(db, by_messages, q)
+    for item in items:
+        item.match = snippets.get(item.id)
 
 
 def session_detail(db: Session, chat: ChatSession, limit: int = DEFAULT_PAGE) -> SessionDetail:

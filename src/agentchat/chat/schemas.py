@@ -99,6 +99,11 @@ class SessionPublic(CamelModel):
     last_message_at: UtcDateTime | None
     last_summarized_at: UtcDateTime | None
     last_message_preview: str | None = None
+    match: str | None = Field(
+        default=None,
+        description="With `q`: the words around the first hit in the chat's messages "
+        "(null when the title holds the query, or without `q`)",
+    )
     has_active_run: bool = False
     has_pending_clarify: bool = False
     active_run_id: str | None = None

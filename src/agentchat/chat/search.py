@@ -18,6 +18,7 @@ other words' index where the query has some, else by reading the messages.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
@@ -35,6 +36,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from agentchat.chat.snippets import snippet_around
 from agentchat.chat.tables import ChatMessage, ChatSession
 from agentchat.chat.unspaced import UNSPACED
 
@@ -53,13 +55,36 @@ def session_matches(db: Session, query: str) -> ColumnElement[bool]:
     words = search_words(query)
     if not words:
         return in_title
+    in_messages = select(ChatMessage.session_id).where(*_message_conditions(db, words))
+    return or_(in_title, ChatSession.id.in_(in_messages))
+
+
+def matching_snippets(db: Session, session_ids: list[int], query: str) -> dict[int, str]:
+    """For each of these sessions whose messages hold the query's words: the words around the
+    first of them in the latest such message (two statements: which message, then its text)."""
+    words = search_words(query)
+    if not words or not session_ids:
+        return {}
+    latest = (
+        select(ChatMessage.session_id, func.max(ChatMessage.id))
+        .where(ChatMessage.session_id.in_(session_ids), *_message_conditions(db, words))
+        .group_by(ChatMessage.session_id)
+    )
+    message_of = {message_id: session_id for session_id, message_id in db.execute(latest)}
+    if not message_of:
+        return {}
+    texts = select(ChatMessage.id, ChatMessage.content).where(ChatMessage.id.in_(message_of))
+    return {message_of[i]: snippet_around(content, words) for i, content in db.execute(texts)}
+
+
+def _message_conditions(db: Session, words: list[str]) -> list[Any]:
+    """A message holds every word (and has ended: a RUNNING answer is not searched yet)."""
     dialect = db.get_bind().dialect.name
     indexed = [w for w in words if not UNSPACED.search(w)]
-    conditions = [_contains_word(dialect, w) for w in words if w not in indexed]
+    conditions: list[Any] = [_contains_word(dialect, w) for w in words if w not in indexed]
     if indexed:
         conditions.insert(0, _content_matches(dialect, indexed))
-    in_messages = select(ChatMessage.session_id).where(*conditions, NOT_RUNNING)
-    return or_(in_title, ChatSession.id.in_(in_messages))
+    return [*conditions, NOT_RUNNING]
 
 
 def search_words(query: str) -> list[str]:
