@@ -55,6 +55,12 @@ def bobs(team: Team) -> dict[str, Any]:
         expect=201,
     )
     assert model["shared"] is False
+    attached = bob.http.post(
+        f"/api/chat/sessions/{session_id}/attachments",
+        params={"name": f"{SECRET}.txt"},
+        content=f"Bob's {SECRET} notes".encode(),
+    )
+    assert attached.status_code == 201, attached.text
     own_sessions = bob.get("/api/auth/sessions")
     invitation = team.admin.post("/api/admin/invitations", {"role": "user"}, expect=201)
     return {
@@ -65,6 +71,7 @@ def bobs(team: Team) -> dict[str, Any]:
         "user_id": bob.id,
         "invitation_id": invitation["id"],
         "auth_session_id": own_sessions[0]["id"],
+        "attachment_id": attached.json()["id"],
     }
 
 
@@ -163,6 +170,8 @@ def _unchanged(team: Team, bob: Person, objects: dict[str, Any], title: str) -> 
     model = bob.get(f"/api/models/{objects['model_id']}")
     assert model["name"] == f"{SECRET} model" and model["hasApiKey"]
     assert bob.get("/api/auth/me")["username"] == "bob"
+    file = f"/api/chat/sessions/{objects['session_id']}/attachments/{objects['attachment_id']}"
+    assert bob.http.get(file).text == f"Bob's {SECRET} notes"
     assert any(u["username"] == "bob" for u in team.admin.get("/api/admin/users"))
 
 

@@ -9,6 +9,7 @@ from fastapi import APIRouter, BackgroundTasks, Query, Response, status
 from agentchat.chat import export as exporter
 from agentchat.chat import sessions, tree
 from agentchat.chat.agent_forget import ForgetAgentDep
+from agentchat.chat.attachment_routes import router as attachment_router
 from agentchat.chat.deps import ChatSessionDep, OwnedMessageDep
 from agentchat.chat.presenters import (
     message_publics,
@@ -164,3 +165,6 @@ def edit_message(message: OwnedMessageDep, body: MessageEdit, db: DbSession) -> 
     """Edit a USER message into a new active version (no run starts; 422 for other roles)."""
     message = tree.edit_user_message(db, message.id, body.content)
     return EditResult(new_message_id=message.id)
+
+
+router.include_router(attachment_router)

@@ -16,6 +16,7 @@ from datetime import datetime
 from sqlalchemy import and_, delete, exists, or_, select, update
 from sqlalchemy.orm import Session
 
+from agentchat.attachments.service import delete_chat_files
 from agentchat.chat.enums import MessageRole, MessageStatus, PauseStatus, SessionStatus
 from agentchat.chat.schemas import SessionCreate, SessionUpdate, StatusFilter
 from agentchat.chat.search import session_matches
@@ -141,6 +142,7 @@ def delete_session(db: Session, chat: ChatSession) -> str | None:
         ChatMessage.session_id == chat.id, ChatMessage.run_id.is_not(None)
     )
     db.execute(delete(WorkflowPause).where(WorkflowPause.run_id.in_(runs)))
+    delete_chat_files(db, chat.id)
     db.execute(delete(ChatMessageLog).where(ChatMessageLog.message_id.in_(in_session)))
     db.execute(
         update(ChatMessage)

@@ -63,6 +63,13 @@ class Settings(BaseSettings):
     )
     cors_origins: str = ""
     max_body_bytes: int = Field(default=1024 * 1024, ge=1)
+    max_upload_mb: int = Field(default=20, ge=1, le=2048, description="Largest attachment")
+    max_attachments: int = Field(
+        default=10, ge=1, le=100, description="Attachments one question may carry"
+    )
+    upload_quota_mb: int = Field(
+        default=1024, ge=0, description="Attachment bytes one person may store; 0 = no limit"
+    )
     model_hosts_allow: str = Field(default="", description="Model hosts allowed (empty: any)")
     model_hosts_deny: str = Field(default="", description="Model hosts refused")
     auth_failures_per_minute: int = Field(
@@ -163,6 +170,15 @@ class Settings(BaseSettings):
     @property
     def oidc_enabled(self) -> bool:
         return bool(self.oidc_issuer and self.oidc_client_id)
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return self.max_upload_mb * 1024 * 1024
+
+    @property
+    def upload_dir(self) -> Path:
+        """Where an upload is spooled while it arrives (never held in memory whole)."""
+        return (self.data_dir / "uploads").resolve()
 
     @property
     def toolsets(self) -> list[str]:

@@ -29,6 +29,8 @@ class AiModelConfig(Base):
     max_output_tokens: Mapped[int | None] = mapped_column(Integer)
     temperature: Mapped[float | None] = mapped_column(Float)
     reasoning_effort: Mapped[str | None] = mapped_column(String(16))
+    # Whether the model sees images (NULL: the provider's default, models.vision)
+    vision: Mapped[bool | None] = mapped_column(Boolean)
     # No foreign key: deleting the fallback model clears this in the service instead.
     fallback_model_id: Mapped[int | None] = mapped_column(BigId)
     is_default: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())

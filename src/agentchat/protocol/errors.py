@@ -62,3 +62,15 @@ class DatabaseUnavailable(ServiceUnavailable):
     """The database cannot be read or written (file gone, disk full, read-only, down)."""
 
     code = "database_unavailable"
+
+
+class PayloadTooLarge(AppError):
+    """413: a body, a file or a person's stored files past a limit."""
+
+    status_code = 413
+    code = "payload_too_large"
+
+
+class UnsupportedMediaType(AppError):
+    status_code = 415
+    code = "unsupported_type"

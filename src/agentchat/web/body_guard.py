@@ -122,12 +122,25 @@ def replay(body: bytes, receive: Receive) -> Receive:
 
 
 class BodyGuardMiddleware:
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    """`streamed`: POST paths whose route reads its body as a stream with a limit of its own
+    (an attachment upload), passed through unread."""
+
+    def __init__(
+        self, app: ASGIApp, max_bytes: int, streamed: re.Pattern[str] | None = None
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.streamed = streamed
+
+    def _is_streamed(self, scope: Scope) -> bool:
+        return (
+            self.streamed is not None
+            and scope.get("method") == "POST"
+            and self.streamed.fullmatch(scope["path"]) is not None
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not has_body(scope):
+        if scope["type"] != "http" or not has_body(scope) or self._is_streamed(scope):
             await self.app(scope, receive, send)
             return
         try:

@@ -16,6 +16,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agentchat.accounts.gate import AccountsGate
+from agentchat.chat.attachment_routes import UPLOAD_PATH
 from agentchat.core.auth_sessions import install_auth_state
 from agentchat.core.log_redact import install_access_log_redactor
 from agentchat.core.settings import Settings
@@ -159,7 +160,7 @@ def install_security(app: FastAPI, settings: Settings) -> None:
     """Add the auth routes and the guards (added innermost first: Starlette wraps the last
     one added around all the others)."""
     app.include_router(auth_router)
-    app.add_middleware(BodyGuardMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(BodyGuardMiddleware, max_bytes=settings.max_body_bytes, streamed=UPLOAD_PATH)
     app.add_middleware(RateLimitMiddleware, per_minute=settings.run_rate_per_minute)
     install_auth_state(app, settings)
     install_access_log_redactor()
