@@ -8,6 +8,7 @@ export const router = createRouter({
     { path: '/chat/:sessionId(\\d+)?', name: 'chat', component: () => import('./views/chat/ChatPage.vue') },
     { path: '/models', name: 'models', component: () => import('./views/models/ModelsPage.vue') },
     { path: '/skills', name: 'skills', component: () => import('./views/skills/SkillsPage.vue') },
+    { path: '/tools', name: 'tools', component: () => import('./views/tools/ToolsPage.vue') },
     { path: '/:pathMatch(.*)*', redirect: '/chat' },
   ],
 })

@@ -9,8 +9,17 @@ const question = 'Allow this command (recursive delete)?\nrm -rf ./scratch'
 describe('approvalOf', () => {
   it('reads the command from the pause’s approval, or from its question in a snapshot', () => {
     const approval = { command: 'rm -rf ./scratch', description: 'recursive delete' }
-    expect(approvalOf({ clarifyId: 'a', question, choices, approval })).toEqual(approval)
-    expect(approvalOf({ clarifyId: 'a', question, choices })).toEqual(approval)
+    expect(approvalOf({ clarifyId: 'a', question, choices, approval })).toEqual({ ...approval, mcp: null })
+    expect(approvalOf({ clarifyId: 'a', question, choices })).toEqual({ ...approval, mcp: null })
+  })
+
+  it('reads a call of an MCP server’s tool, from the pause or from its question', () => {
+    const mcp = { server: 'files', tool: 'read' }
+    const asked = 'Allow the tool read of the MCP server files?\n{"path":"a.txt"}'
+    const approval = { command: 'read {"path":"a.txt"}', description: 'files', mcp }
+    expect(approvalOf({ clarifyId: 'm', question: asked, choices, approval })).toEqual(approval)
+    expect(approvalOf({ clarifyId: 'm', question: asked, choices })).toEqual(approval)
+    expect(approvalAnswerKey(asked, 'Allow for this chat')).toBe('thinking.approval.session')
   })
 
   it('is null for an ordinary clarify question', () => {

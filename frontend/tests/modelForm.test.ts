@@ -5,14 +5,14 @@ import { blankForm, bodyOf, formOf } from '@/lib/models/modelForm'
 const model: Model = {
   id: 3, name: 'Claude', provider: 'anthropic', baseUrl: 'https://api.anthropic.com', modelName: 'claude-sonnet-4-5',
   contextLength: 200000, maxOutputTokens: 8000, temperature: null, reasoningEffort: 'high', fallbackModelId: 1,
-  isDefault: false, isBuiltin: false, hasApiKey: true, apiKeyLast4: 'abcd', createdAt: '2026-11-30T00:00:00Z',
+  isDefault: false, isBuiltin: false, canSummarize: false, hasApiKey: true, apiKeyLast4: 'abcd', shared: true, createdAt: '2026-11-30T00:00:00Z',
 }
 
 describe('model form', () => {
   it('creates with only what was filled in', () => {
     const form = { ...blankForm(), name: 'Local', baseUrl: 'http://127.0.0.1:8000/v1', modelName: 'qwen', maxOutputTokens: 2048 }
     expect(bodyOf(form, false)).toEqual({
-      name: 'Local', provider: 'openai-compatible', modelName: 'qwen', isDefault: false,
+      name: 'Local', provider: 'openai-compatible', modelName: 'qwen', isDefault: false, canSummarize: false,
       baseUrl: 'http://127.0.0.1:8000/v1', maxOutputTokens: 2048,
     })
   })

@@ -37,6 +37,17 @@ describe('applyEvent', () => {
     expect(s.toolCount).toBe(2)
   })
 
+  it('keeps the MCP server and tool of a call, and the media its result brought', () => {
+    nextId = 1
+    const mcp = { server: 'files', tool: 'picture' }
+    const media = [{ kind: 'image', name: 'img_1.png', mime: 'image/png', size: 68, data: 'iVBORw0KGgo=' }]
+    const s = fold([
+      ns('tool_call', '{}', { toolName: 'mcp__files__picture', meta: { toolCallId: 'c1', args: {}, mcp } }),
+      ns('tool_result', '{"result":"MEDIA:/x"}', { toolName: 'mcp__files__picture', meta: { toolCallId: 'c1', durationMs: 12, mcp, media } }),
+    ])
+    expect(s.toolHistory[0]).toMatchObject({ mcp, media, durationMs: 12, done: true })
+  })
+
   it('moves interim text out of the answer to the tool call it precedes', () => {
     nextId = 1
     const s = fold([

@@ -8,7 +8,7 @@ import { i18n, setLocale } from '@/i18n'
 import ChatSessionList from '@/views/chat/ChatSessionList.vue'
 
 const session: Session = {
-  id: 7, sessionUuid: 'u7', title: 'Old title', modelId: null, skillFolder: null, toolsets: null, approvals: [], hermesSession: null,
+  id: 7, sessionUuid: 'u7', title: 'Old title', modelId: null, skillFolder: null, toolsets: null, approvals: [], mcpOff: [], compressionModelId: null, hermesSession: null,
   status: 'ACTIVE', createdAt: '', updatedAt: '', lastMessageAt: null, lastSummarizedAt: null, lastMessagePreview: null, match: null,
   hasActiveRun: false, hasPendingClarify: false, activeRunId: null,
 }

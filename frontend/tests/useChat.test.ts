@@ -18,7 +18,7 @@ let scope: ReturnType<typeof effectScope>
 
 function session(id: number, fields: Partial<Session> = {}): Session {
   return {
-    id, sessionUuid: `u${id}`, title: `S${id}`, modelId: null, skillFolder: null, toolsets: null, approvals: [], hermesSession: null, status: 'ACTIVE', createdAt: '', updatedAt: '',
+    id, sessionUuid: `u${id}`, title: `S${id}`, modelId: null, skillFolder: null, toolsets: null, approvals: [], mcpOff: [], compressionModelId: null, hermesSession: null, status: 'ACTIVE', createdAt: '', updatedAt: '',
     lastMessageAt: null, lastSummarizedAt: null, lastMessagePreview: null, match: null, hasActiveRun: false, hasPendingClarify: false, activeRunId: null, ...fields,
   }
 }

@@ -1,5 +1,5 @@
 export default {
-  app: { title: 'Agent Chat', chat: 'Chat', models: 'Models', skills: 'Skills', language: 'Language', renderError: 'Something went wrong while showing this part of the page: {message}', menu: 'Chats', closeMenu: 'Close the chat list', theme: 'Theme', themeSystem: 'Match system', themeLight: 'Light', themeDark: 'Dark', skip: 'Skip to the conversation', loadFailed: 'This page could not be loaded: the server may have been updated since this tab opened.', reload: 'Reload' },
+  app: { title: 'Agent Chat', chat: 'Chat', models: 'Models', skills: 'Skills', tools: 'Tools', language: 'Language', renderError: 'Something went wrong while showing this part of the page: {message}', menu: 'Chats', closeMenu: 'Close the chat list', theme: 'Theme', themeSystem: 'Match system', themeLight: 'Light', themeDark: 'Dark', skip: 'Skip to the conversation', loadFailed: 'This page could not be loaded: the server may have been updated since this tab opened.', reload: 'Reload' },
   service: { agent: 'The agent service is not answering right now. New questions can be sent once it is back; nothing already saved is lost.', database: 'The server cannot reach its database right now.', bus: 'Answers cannot stream right now: the server cannot reach its event bus. Nothing already saved is lost.', server: 'The server cannot be reached right now.' },
   auth: { title: 'Access token', prompt: 'The server needs an access token.', placeholder: 'Token', submit: 'Continue', cancel: 'Cancel' },
   sessions: {
@@ -12,7 +12,7 @@ export default {
   },
   chat: {
     placeholderAnswer: 'Answer the agent\'s question… (Enter answers, Shift+Enter for a new line)', placeholderAnswerShort: 'Answer the agent\'s question…', answer: 'Answer', answerHint: 'Send this as your answer to the agent\'s question',
-    toolsets: 'Tools: {list}', noToolsets: 'none', toolsetsHint: 'Toolsets the agent may use (AGENTCHAT_AGENT_TOOLSETS)',
+    toolsets: 'Tools: {list}', noToolsets: 'none', mcpServers: 'MCP servers (this chat)', summariesBy: 'Summaries written by', ownModelSummaries: 'this chat\'s model', mcpAllowed: 'MCP server {server}: every call', toolsetsHint: 'Toolsets the agent may use (AGENTCHAT_AGENT_TOOLSETS)',
     empty: 'Ask the agent anything.', pick: 'Pick a chat on the left or start a new one.', pickNarrow: 'Ask below to start a new chat, or open the chat list (☰) to pick one.', archivedNotice: 'This chat is archived. Restore it to ask more.',
     placeholder: 'Ask a question… (Enter sends, Shift+Enter for a new line)', send: 'Send', steer: 'Guide', steerHint: 'Send this to the running agent: it reads it after its current step, without stopping', stop: 'Stop',
     exportMd: 'Export Markdown', exportJson: 'Export JSON', exportMdAll: 'Markdown, all versions', exportJsonAll: 'JSON, all versions', export: 'Export', reset: 'Reset session',
@@ -34,7 +34,8 @@ export default {
     args: 'Arguments', result: 'Result', todos: 'To-do list', reconnecting: 'Reconnecting…', polling: 'Connection lost — checking for updates',
     clarify: 'The agent asks', answerPlaceholder: 'Your answer', submit: 'Answer', answered: 'Answered: {answer}', expand: 'Show details', collapse: 'Hide details',
     asked: 'The agent asked', yourAnswer: 'Your answer', showMore: 'Show all ({count} lines)', showAllChars: 'Show all ({count} characters)', showMoreItems: 'Show {n} more ({left} not shown)', earlierTools: 'Show {n} earlier tool call ({left} not shown) | Show {n} earlier tool calls ({left} not shown)', showLess: 'Show less', items: '{n} item | {n} items', keys: '{n} key | {n} keys',
-    approval: { title: 'The agent asks to run a command', question: 'Allow this command ({description})?', questionPlain: 'Allow this command?', once: 'Allow once', session: 'Allow for this chat', deny: 'Deny' },
+    approval: { title: 'The agent asks to run a command', question: 'Allow this command ({description})?', questionPlain: 'Allow this command?', once: 'Allow once', session: 'Allow for this chat', deny: 'Deny', mcpTitle: 'The agent asks to use a tool', mcpQuestion: 'Allow the tool {tool} of the MCP server {server}?' },
+    mcp: 'MCP server {server}', media: 'What the tool returned', download: 'Download {name}', tooLarge: '{name} ({size}): too large to show here',
   },
   todo: { pending: 'pending', in_progress: 'in progress', completed: 'done', cancelled: 'cancelled' },
   memory: {
@@ -55,10 +56,25 @@ export default {
     options: 'Options', maxOutputTokens: 'Max output tokens', temperature: 'Temperature', reasoningEffort: 'Reasoning effort',
     thinking: 'Extended thinking (effort)', fallback: 'Fallback model', noFallback: 'none', providerDefault: 'provider default',
     effort: { none: 'off', minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', xhigh: 'extra high' },
+    canSummarize: 'Can write summaries', summaries: 'summaries', canSummarizeHint: 'A chat may then choose it to write the summary when its conversation is compacted (its context window must be at least the chat model\'s).',
     title: 'Models', add: 'Add model', edit: 'Edit model', name: 'Name', provider: 'Provider', baseUrl: 'Base URL',
     modelName: 'Model name', contextLength: 'Context length', isDefault: 'Default', apiKey: 'API key',
     apiKeyKeep: 'Leave empty to keep the stored key', apiKeyCleared: 'The stored key will be removed: it never goes to another host. Enter the key for the new host.', apiKeySet: 'stored (…{last4})', apiKeyNone: 'none', builtin: 'built-in',
     test: 'Test', testOk: 'The model answered in {ms} ms', testFailed: 'The model did not answer: {error}', delete: 'Delete', deleteConfirm: 'Delete the model "{name}"?', save: 'Save', cancel: 'Cancel', actions: 'Actions', saved: 'Saved',
+  },
+  tools: {
+    title: 'Tools', add: 'Add MCP server', edit: 'Edit MCP server', change: 'Edit', name: 'Name', namePlaceholder: 'lowercase letters, digits, hyphens',
+    intro: 'MCP servers give the agent more tools. A stdio server is a program started on the agent\'s host; an HTTP server is reached at its URL. Every chat can use the servers switched on here, or turn some off for itself.',
+    adminOnly: 'Only an administrator can change the agent\'s tools.', empty: 'No MCP server yet.',
+    runs: 'Runs', status: 'Status', tools: 'Tools', approval: 'Calls', actions: 'Actions', enabled: 'Switched on',
+    transport: 'Kind', stdio: 'Command (stdio)', http: 'URL (HTTP)', command: 'Command', args: 'Arguments', argsHint: 'One argument per line',
+    url: 'URL', env: 'Environment', headers: 'Headers', secretName: 'Name', secretValue: 'Value', addRow: 'Add', removeRow: 'Remove',
+    secretKeep: 'stored (…{last4}); leave empty to keep it', secretsNote: 'Values are stored encrypted and never shown again, only their last four characters.',
+    timeout: 'Call timeout (s)', connectTimeout: 'Connect timeout (s)',
+    approvalMode: { ask: 'Ask before each call', allowed: 'Allowed' },
+    state: { connected: 'connected', failed: 'failed', idle: 'not used yet', off: 'off', unknown: 'unknown' },
+    toolCount: '{n} tool | {n} tools', test: 'Test', testOk: 'Connected: {n} tool | Connected: {n} tools', testFailed: 'Could not connect: {error}',
+    delete: 'Delete', deleteConfirm: 'Delete the MCP server "{name}"?', save: 'Save', cancel: 'Cancel', saved: 'Saved',
   },
   skills: { title: 'Skills', empty: 'No skills installed', pick: 'Pick a skill to read it.', broken: 'This skill could not be read: {error}', agentMade: 'made by the agent' },
   errors: {

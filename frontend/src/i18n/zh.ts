@@ -1,5 +1,5 @@
 export default {
-  app: { title: 'Agent 对话', chat: '对话', models: '模型', skills: '技能', language: '语言', renderError: '页面的这一部分显示出错：{message}', menu: '会话列表', closeMenu: '关闭会话列表', theme: '主题', themeSystem: '跟随系统', themeLight: '浅色', themeDark: '深色', skip: '跳到对话', loadFailed: '无法加载此页面：服务可能在此标签页打开后已更新。', reload: '重新加载' },
+  app: { title: 'Agent 对话', chat: '对话', models: '模型', skills: '技能', tools: '工具', language: '语言', renderError: '页面的这一部分显示出错：{message}', menu: '会话列表', closeMenu: '关闭会话列表', theme: '主题', themeSystem: '跟随系统', themeLight: '浅色', themeDark: '深色', skip: '跳到对话', loadFailed: '无法加载此页面：服务可能在此标签页打开后已更新。', reload: '重新加载' },
   service: { agent: '智能体服务暂时没有响应。恢复后即可发送新问题，已保存的内容不会丢失。', database: '服务器暂时无法访问数据库。', bus: '回答暂时无法实时显示：服务器无法连接事件总线。已保存的内容不会丢失。', server: '暂时无法连接到服务器。' },
   auth: { title: '访问令牌', prompt: '服务器需要访问令牌。', placeholder: '令牌', submit: '继续', cancel: '取消' },
   sessions: {
@@ -12,7 +12,7 @@ export default {
   },
   chat: {
     placeholderAnswer: '回答 Agent 的问题…（Enter 发送回答，Shift+Enter 换行）', placeholderAnswerShort: '回答 Agent 的问题…', answer: '回答', answerHint: '把这段文字作为对 Agent 问题的回答发送',
-    toolsets: '工具：{list}', noToolsets: '无', toolsetsHint: 'Agent 可用的工具集（AGENTCHAT_AGENT_TOOLSETS）',
+    toolsets: '工具：{list}', noToolsets: '无', mcpServers: 'MCP 服务器（本对话）', summariesBy: '摘要由此模型撰写', ownModelSummaries: '本对话的模型', mcpAllowed: 'MCP 服务器 {server}：所有调用', toolsetsHint: 'Agent 可用的工具集（AGENTCHAT_AGENT_TOOLSETS）',
     empty: '向 Agent 提问吧。', pick: '在左侧选择一个会话，或新建会话。', pickNarrow: '在下方提问即可新建会话，或打开会话列表（☰）选择一个。', archivedNotice: '该会话已归档。恢复后才能继续提问。',
     placeholder: '输入问题…（Enter 发送，Shift+Enter 换行）', send: '发送', steer: '引导', steerHint: '发给正在运行的 Agent：它在当前步骤之后读取，不会中断', stop: '停止',
     exportMd: '导出 Markdown', exportJson: '导出 JSON', exportMdAll: 'Markdown（全部版本）', exportJsonAll: 'JSON（全部版本）', export: '导出', reset: '重置会话',
@@ -35,7 +35,8 @@ export default {
     clarify: 'Agent 提问', answerPlaceholder: '你的回答', submit: '回答', answered: '已回答：{answer}', expand: '展开思考过程', collapse: '收起',
     asked: 'Agent 提问', yourAnswer: '你的回答', showMore: '显示全部（{count} 行）', showAllChars: '显示全部（{count} 个字符）', showMoreItems: '再显示 {n} 项（还有 {left} 项未显示）', earlierTools: '显示更早的 {n} 次工具调用（还有 {left} 次未显示）', showLess: '收起', items: '{n} 项', keys: '{n} 个字段',
     verbs: { pondering: '思索中…', contemplating: '沉思中…', musing: '琢磨中…', cogitating: '思考中…', ruminating: '反复思量中…', deliberating: '斟酌中…', mulling: '考虑中…', reflecting: '反思中…', processing: '处理中…', reasoning: '推理中…', analyzing: '分析中…', computing: '计算中…', synthesizing: '归纳中…', formulating: '组织思路中…', brainstorming: '构思中…' },
-    approval: { title: 'Agent 请求执行命令', question: '允许执行这条命令吗？（{description}）', questionPlain: '允许执行这条命令吗？', once: '允许一次', session: '在本对话中允许', deny: '拒绝' },
+    approval: { title: 'Agent 请求执行命令', question: '允许执行这条命令吗？（{description}）', questionPlain: '允许执行这条命令吗？', once: '允许一次', session: '在本对话中允许', deny: '拒绝', mcpTitle: 'Agent 请求使用工具', mcpQuestion: '允许使用 MCP 服务器 {server} 的工具 {tool} 吗？' },
+    mcp: 'MCP 服务器 {server}', media: '工具返回的内容', download: '下载 {name}', tooLarge: '{name}（{size}）：太大，无法在此显示',
   },
   todo: { pending: '待办', in_progress: '进行中', completed: '已完成', cancelled: '已取消' },
   memory: {
@@ -56,10 +57,25 @@ export default {
     options: '选项', maxOutputTokens: '最大输出 token', temperature: '温度', reasoningEffort: '推理强度',
     thinking: '扩展思考（强度）', fallback: '备用模型', noFallback: '无', providerDefault: '提供方默认',
     effort: { none: '关闭', minimal: '最低', low: '低', medium: '中', high: '高', xhigh: '极高' },
+    canSummarize: '可撰写摘要', summaries: '摘要', canSummarizeHint: '之后对话可以选择它在压缩上下文时撰写摘要（它的上下文窗口不得小于对话所用模型的窗口）。',
     title: '模型', add: '添加模型', edit: '编辑模型', name: '名称', provider: '提供方', baseUrl: 'Base URL',
     modelName: '模型名', contextLength: '上下文长度', isDefault: '默认', apiKey: 'API Key',
     apiKeyKeep: '留空则保留已存的 Key', apiKeyCleared: '已存的 Key 将被删除：它不会发往其他主机。请填写新主机的 Key。', apiKeySet: '已保存（…{last4}）', apiKeyNone: '无', builtin: '内置',
     test: '测试', testOk: '模型已响应（{ms} 毫秒）', testFailed: '模型未响应：{error}', delete: '删除', deleteConfirm: '删除模型“{name}”？', save: '保存', cancel: '取消', actions: '操作', saved: '已保存',
+  },
+  tools: {
+    title: '工具', add: '添加 MCP 服务器', edit: '编辑 MCP 服务器', change: '编辑', name: '名称', namePlaceholder: '小写字母、数字和连字符',
+    intro: 'MCP 服务器为智能体提供更多工具。stdio 服务器是在智能体所在主机上启动的程序；HTTP 服务器通过其 URL 访问。每个对话都可以使用这里开启的服务器，也可以为自己关闭其中一些。',
+    adminOnly: '只有管理员可以更改智能体的工具。', empty: '还没有 MCP 服务器。',
+    runs: '运行', status: '状态', tools: '工具', approval: '调用', actions: '操作', enabled: '已开启',
+    transport: '类型', stdio: '命令（stdio）', http: 'URL（HTTP）', command: '命令', args: '参数', argsHint: '每行一个参数',
+    url: 'URL', env: '环境变量', headers: '请求头', secretName: '名称', secretValue: '值', addRow: '添加', removeRow: '删除',
+    secretKeep: '已保存（…{last4}）；留空则保留', secretsNote: '值以加密形式保存，之后不再显示，只显示最后四个字符。',
+    timeout: '调用超时（秒）', connectTimeout: '连接超时（秒）',
+    approvalMode: { ask: '每次调用前询问', allowed: '允许' },
+    state: { connected: '已连接', failed: '失败', idle: '尚未使用', off: '已关闭', unknown: '未知' },
+    toolCount: '{n} 个工具', test: '测试', testOk: '已连接：{n} 个工具', testFailed: '无法连接：{error}',
+    delete: '删除', deleteConfirm: '删除 MCP 服务器“{name}”？', save: '保存', cancel: '取消', saved: '已保存',
   },
   skills: { title: '技能', empty: '尚未安装技能', pick: '选择一个技能查看内容。', broken: '无法读取该技能：{error}', agentMade: '由智能体创建' },
   errors: {

@@ -15,6 +15,8 @@ export interface ModelForm {
   reasoningEffort: ReasoningEffort | null
   fallbackModelId: number | null
   isDefault: boolean
+  /** May be chosen to write chats' summaries (context compression). */
+  canSummarize: boolean
   apiKey: string
 }
 
@@ -45,13 +47,14 @@ export function takesTemperature(provider: Provider): boolean {
 export function blankForm(): ModelForm {
   return {
     name: '', provider: 'openai-compatible', baseUrl: '', modelName: '', contextLength: null, maxOutputTokens: null,
-    temperature: null, reasoningEffort: null, fallbackModelId: null, isDefault: false, apiKey: '',
+    temperature: null, reasoningEffort: null, fallbackModelId: null, isDefault: false, canSummarize: false, apiKey: '',
   }
 }
 
 export function formOf(model: Model): ModelForm {
   const { name, provider, baseUrl, modelName, contextLength, maxOutputTokens, temperature, reasoningEffort, fallbackModelId, isDefault } = model
-  return { name, provider, baseUrl, modelName, contextLength, maxOutputTokens, temperature, reasoningEffort, fallbackModelId, isDefault, apiKey: '' }
+  const canSummarize = model.canSummarize ?? false
+  return { name, provider, baseUrl, modelName, contextLength, maxOutputTokens, temperature, reasoningEffort, fallbackModelId, isDefault, canSummarize, apiKey: '' }
 }
 
 /** The request body. No key keeps the stored one; no context length takes the default; an empty

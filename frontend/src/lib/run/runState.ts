@@ -5,11 +5,13 @@ import type {
   ClarifyAnsweredMeta,
   ClarifyRequestMeta,
   ContextCompacted,
+  McpOrigin,
   NodeEvent,
   PendingClarify,
   RunLog,
   StepMeta,
   ToolCallMeta,
+  ToolMedia,
   ToolResultMeta,
   Usage,
   WorkflowComplete,
@@ -65,6 +67,10 @@ export interface ToolCall {
   done: boolean
   /** Text the model wrote just before this call (an `interim` event). */
   said?: string
+  /** The MCP server and its own name of the tool behind an `mcp__<server>__<tool>` call. */
+  mcp?: McpOrigin
+  /** Images, sounds and files the tool returned (MCP tools). */
+  media?: ToolMedia[]
 }
 
 export interface TodoItem {
@@ -190,6 +196,7 @@ function onToolCall(s: RunState, name: string, args: string, meta: MetaOf<ToolCa
     done: false,
   }
   if (s.said) call.said = s.said
+  if (meta.mcp) call.mcp = meta.mcp
   return { ...s, said: '', currentTool: call, toolHistory: [...s.toolHistory, call], toolCount: s.toolCount + 1 }
 }
 
@@ -216,16 +223,19 @@ function lastOpen(history: ToolCall[]): ToolCall | null {
 function onToolResult(s: RunState, name: string, result: string, meta: MetaOf<ToolResultMeta>): RunState {
   const toolCallId = meta.toolCallId ?? ''
   const durationMs = meta.durationMs ?? null
+  const extra: Partial<ToolCall> = {}
+  if (meta.mcp) extra.mcp = meta.mcp
+  if (meta.media?.length) extra.media = meta.media
   const history = [...s.toolHistory]
   const i = callOf(history, toolCallId, name)
   if (i < 0) {
     const orphan: ToolCall = {
       index: history.length, toolCallId: toolCallId || null, name: name || '?', args: '', input: null,
-      result, durationMs, done: true,
+      result, durationMs, done: true, ...extra,
     }
     return { ...s, toolHistory: [...history, orphan], toolCount: s.toolCount + 1 }
   }
-  history[i] = { ...history[i], result, durationMs, done: true }
+  history[i] = { ...history[i], result, durationMs, done: true, ...extra }
   return { ...s, toolHistory: history, currentTool: lastOpen(history) }
 }
 
