@@ -37,8 +37,8 @@ from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession  # no
 from agentchat.core.database import Database  # noqa: E402
 from agentchat.protocol.events import NODE_EVENT, NodeEvent  # noqa: E402
 from agentchat.protocol.usage import Usage, usage_json  # noqa: E402
+from agentchat.runs.drive.log_writer import LogWriter  # noqa: E402
 from agentchat.runs.history import compact_turn  # noqa: E402
-from agentchat.runs.log_writer import LogWriter  # noqa: E402
 from bench import common as c  # noqa: E402
 
 DIALECTS = ("sqlite", "postgresql", "mariadb")

@@ -16,7 +16,7 @@ from agentchat.core.settings import Settings, get_settings
 from agentchat.lifecycle import lifespan
 from agentchat.mcp_servers.router import router as mcp_router
 from agentchat.models.router import router as models_router
-from agentchat.runs.router import router as runs_router
+from agentchat.runs.http.router import router as runs_router
 from agentchat.skills.router import router as skills_router
 from agentchat.web.error_handlers import install_api_error_handlers
 from agentchat.web.frontend import STATIC_DIR, mount_frontend

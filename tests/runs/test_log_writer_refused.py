@@ -12,7 +12,7 @@ from agentchat.chat.sessions import create_session
 from agentchat.chat.tree import append_message
 from agentchat.core.database import Database
 from agentchat.protocol.events import Status, Thinking
-from agentchat.runs.log_writer import LogWriter
+from agentchat.runs.drive.log_writer import LogWriter
 
 REFUSE = """CREATE TRIGGER refuse_logs BEFORE INSERT ON chat_message_log
 BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"""

@@ -8,8 +8,8 @@ from typing import Any
 from pytest import MonkeyPatch
 
 from agentchat.events.memory import MemoryEventBus
-from agentchat.runs import streaming
-from agentchat.runs.streaming import multi_run_stream, run_stream
+from agentchat.runs.http import streaming
+from agentchat.runs.http.streaming import multi_run_stream, run_stream
 
 
 class Client:

@@ -21,11 +21,11 @@ from agentchat.protocol.bridge_api import RunRequest
 from agentchat.protocol.events import PageEvent
 from agentchat.runs import store
 from agentchat.runs.bus_watch import BusWatch
-from agentchat.runs.final_write import FinalWrites, Unsaved
-from agentchat.runs.log_writer import LogWriter
-from agentchat.runs.owners import Owners
+from agentchat.runs.cluster.owners import Owners
+from agentchat.runs.cluster.remote import Remote
+from agentchat.runs.drive.final_write import FinalWrites, Unsaved
+from agentchat.runs.drive.log_writer import LogWriter
 from agentchat.runs.ports import Bridge, Bridges
-from agentchat.runs.remote import Remote
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

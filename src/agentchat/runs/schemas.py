@@ -8,7 +8,7 @@ from agentchat.chat.enums import MessageStatus
 from agentchat.events.log_lines import StoredMeta
 from agentchat.protocol.camel import CamelModel
 from agentchat.protocol.events import NodeKind, PageEvent
-from agentchat.runs.usage import ContextWindow, UsageTotals
+from agentchat.runs.views.usage import ContextWindow, UsageTotals
 
 MAX_MESSAGE_CHARS = 100_000
 

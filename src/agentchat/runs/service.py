@@ -1,13 +1,21 @@
-"""Runs: the facade the routes and the app's wiring use. Each concern lives in its own room:
+"""Runs: the facade the routes and the app's wiring use. Each phase has its room:
 
-- `launcher` — start and regenerate (rows in `planning`), then a background task per run;
-- `driver` — drives one run on the bridges; `publisher` puts its events on the bus and the log
-  writer; `outcomes` and `endings` say how it ended and build its one terminal event;
-- `control` — stop, clarify answers (resume), reset; `steering` — guidance; `remote` and
-  `remote_ops` — the same for runs another API process drives; `snapshots` — `/state`;
-- `recovery` — runs of stopped processes (re-attached in their bridge, or interrupted),
-  shutdown (runs left to their bridges); `reattach` — rebuilds such a run; `memory_proxy` —
-  the agent's memory.
+- `start/` — `launcher` (start, regenerate, then a background task per run) with `planning`
+  (the rows and the bridge's `RunRequest`, in one transaction);
+- `drive/` — `driver` drives one run on the bridges; `publisher` puts its events on the bus and
+  the `log_writer`; `outcomes` and `endings` say how it ended and build its one terminal
+  event; `final_write` keeps an end the database refused;
+- `steer/` — `control` (stop, clarify answers, reset), `steering` (guidance), `agent_memory`
+  (the agent's memory files, through the bridge);
+- `cluster/` — several API processes: who drives a run (`owners`, `file_owners`) and steering
+  a run another process drives (`remote`, `remote_ops`);
+- `recovery/` — `orphans`: runs of stopped processes (re-attached in their bridge, or
+  interrupted) and shutdown (runs left to their bridges); `reattach` rebuilds such a run;
+- `views/` — `snapshots` (`/state`), `stats` and `usage` (the memory drawer's figures);
+- `http/` — the routes (`router`) and the SSE responses (`streaming`).
+
+Shared by the rooms, at the root: `context` (RunContext, ActiveRun), `ports` (what a room needs
+of a bridge), `store` (the database work), `schemas`, `history`, `periodic`.
 
 One event travels one way: bridge → BridgeClient → driver/publisher → bus → {SSE route}; log
 lines go to the batched LogWriter, the end of the run to the message row. No room holds a
@@ -24,20 +32,17 @@ from agentchat.events.bus import EventBus
 from agentchat.events.control_bus import ControlBus
 from agentchat.events.redis_health import BUS_ERRORS
 from agentchat.protocol.bridge_api import MemoryView
-from agentchat.runs import steering, store
+from agentchat.runs import store
 from agentchat.runs.bus_watch import BusWatch
+from agentchat.runs.cluster.owners import Owners, RunOwners
+from agentchat.runs.cluster.remote import Remote
+from agentchat.runs.cluster.remote_ops import control_handler
 from agentchat.runs.context import RunContext
-from agentchat.runs.control import RunControl
-from agentchat.runs.driver import RunDriver
-from agentchat.runs.launcher import Launcher
-from agentchat.runs.log_writer import LogWriter
-from agentchat.runs.memory_proxy import MemoryProxy
-from agentchat.runs.owners import Owners, RunOwners
+from agentchat.runs.drive.driver import RunDriver
+from agentchat.runs.drive.log_writer import LogWriter
+from agentchat.runs.drive.publisher import RunPublisher
 from agentchat.runs.ports import Bridges
-from agentchat.runs.publisher import RunPublisher
-from agentchat.runs.recovery import Recovery
-from agentchat.runs.remote import Remote
-from agentchat.runs.remote_ops import control_handler
+from agentchat.runs.recovery.orphans import Recovery
 from agentchat.runs.schemas import (
     Regenerated,
     ResetResult,
@@ -45,7 +50,11 @@ from agentchat.runs.schemas import (
     RunStart,
     RunStarted,
 )
-from agentchat.runs.snapshots import snapshot
+from agentchat.runs.start.launcher import Launcher
+from agentchat.runs.steer import steering
+from agentchat.runs.steer.agent_memory import AgentMemory
+from agentchat.runs.steer.control import RunControl
+from agentchat.runs.views.snapshots import snapshot
 
 
 class RunService:
@@ -77,7 +86,7 @@ class RunService:
         self.launcher = Launcher(self.ctx, self.driver.drive)
         self.recovery = Recovery(self.ctx, self.driver.drive_attached)
         self.control = RunControl(self.ctx, self.recovery.sweep_orphans)
-        self.memory_proxy = MemoryProxy(self.ctx)
+        self._memory = AgentMemory(self.ctx)
         self._control_bus = control_bus
 
     async def listen(self) -> None:
@@ -136,18 +145,18 @@ class RunService:
         return list(self.ctx.active)
 
     async def memory(self, session_id: int) -> MemoryView:
-        return await self.memory_proxy.read(session_id)
+        return await self._memory.read(session_id)
 
     async def put_memory(self, session_id: int, memory: str | None, user: str | None) -> MemoryView:
-        return await self.memory_proxy.write(session_id, memory, user)
+        return await self._memory.write(session_id, memory, user)
 
     async def agent_memory(self, owner: str | None = None) -> MemoryView:
-        return await self.memory_proxy.read_agent(owner)
+        return await self._memory.read_agent(owner)
 
     async def put_agent_memory(
         self, memory: str | None, user: str | None, owner: str | None = None
     ) -> MemoryView:
-        return await self.memory_proxy.write_agent(memory, user, owner)
+        return await self._memory.write_agent(memory, user, owner)
 
     async def steer(self, run_id: str, text: str) -> None:
         await steering.steer(self.ctx, run_id, text)

@@ -18,7 +18,7 @@ from agentchat.events.model import BusEvent
 from agentchat.models.crypto import KeyCipher
 from agentchat.models.schemas import ModelCreate
 from agentchat.models.service import create_model
-from agentchat.runs.log_writer import LogWriter
+from agentchat.runs.drive.log_writer import LogWriter
 from agentchat.runs.service import RunService
 from tests.runs.rooms.fake_bridge import FakeBridge, FakeBridges
 

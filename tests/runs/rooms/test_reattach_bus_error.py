@@ -12,7 +12,7 @@ from agentchat.core.settings import Settings
 from agentchat.events.memory import MemoryEventBus
 from agentchat.protocol.events import RunEnd
 from agentchat.runs import store
-from agentchat.runs.log_writer import LogWriter
+from agentchat.runs.drive.log_writer import LogWriter
 from agentchat.runs.schemas import RunStart
 from agentchat.runs.service import RunService
 from tests.runs.rooms.conftest import WAIT_S, Rooms

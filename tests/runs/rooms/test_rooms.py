@@ -18,8 +18,8 @@ from agentchat.events.memory import MemoryEventBus
 from agentchat.protocol.errors import BadGateway, Conflict
 from agentchat.protocol.events import RunEnd, ToolCallMeta, ToolResultMeta
 from agentchat.runs import store
-from agentchat.runs.driver import INTERRUPTED_ERROR
-from agentchat.runs.log_writer import LogWriter
+from agentchat.runs.drive.driver import INTERRUPTED_ERROR
+from agentchat.runs.drive.log_writer import LogWriter
 from agentchat.runs.schemas import RunStart, RunStarted
 from agentchat.runs.service import RunService
 from tests.runs.rooms.conftest import WAIT_S, Rooms

@@ -11,7 +11,7 @@ from redis.exceptions import RedisError
 
 from agentchat.events.control_bus import ControlBus, NoListener
 from agentchat.protocol.errors import AppError, BadGateway, Conflict, NotFound, ServiceUnavailable
-from agentchat.runs.owners import RunOwners
+from agentchat.runs.cluster.owners import RunOwners
 
 log = logging.getLogger(__name__)
 

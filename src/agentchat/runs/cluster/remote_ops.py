@@ -8,9 +8,9 @@ from typing import Any
 
 from agentchat.events.control_bus import Handler
 from agentchat.protocol.errors import AppError, Invalid
-from agentchat.runs import steering
-from agentchat.runs.control import RunControl
-from agentchat.runs.remote import error_reply, ok_reply
+from agentchat.runs.cluster.remote import error_reply, ok_reply
+from agentchat.runs.steer import steering
+from agentchat.runs.steer.control import RunControl
 
 Op = Callable[[dict[str, Any]], Awaitable[object]]
 

@@ -17,11 +17,13 @@ from typing import Any
 from agentchat.bridge_client.client import BridgeUnavailable
 from agentchat.events.redis_health import BUS_ERRORS
 from agentchat.protocol.events import BridgeEvent, RunEnd
-from agentchat.runs import outcomes, reattach, store
+from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, RunContext
-from agentchat.runs.final_write import Unsaved, let_bridge_go
+from agentchat.runs.drive import outcomes
+from agentchat.runs.drive.final_write import Unsaved, let_bridge_go
+from agentchat.runs.drive.publisher import BusLost, RunPublisher
 from agentchat.runs.ports import Bridge
-from agentchat.runs.publisher import BusLost, RunPublisher
+from agentchat.runs.recovery import reattach
 
 log = logging.getLogger(__name__)
 INTERRUPTED_ERROR = store.SHUTDOWN_ERROR

@@ -28,7 +28,7 @@ from agentchat.protocol.events import (
 )
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, RunContext
-from agentchat.runs.endings import end_of_outcome
+from agentchat.runs.drive.endings import end_of_outcome
 from agentchat.runs.store import RunOutcome
 
 

@@ -22,8 +22,8 @@ from agentchat.protocol.camel import ERROR_RESPONSES
 from agentchat.protocol.errors import Invalid, ServiceUnavailable
 from agentchat.protocol.sse import encode_event
 from agentchat.protocol.status import RunStatus
-from agentchat.runs import stats as run_stats
-from agentchat.runs.endings import end_of_stored
+from agentchat.runs.drive.endings import end_of_stored
+from agentchat.runs.http.streaming import RunEventStream, multi_run_stream, run_stream
 from agentchat.runs.schemas import (
     Accepted,
     ClarifyAnswer,
@@ -39,7 +39,7 @@ from agentchat.runs.schemas import (
     SteerRequest,
 )
 from agentchat.runs.service import RunService
-from agentchat.runs.streaming import RunEventStream, multi_run_stream, run_stream
+from agentchat.runs.views import stats as run_stats
 
 router = APIRouter(tags=["runs"], responses=ERROR_RESPONSES)
 MAX_MUX_RUNS = 50

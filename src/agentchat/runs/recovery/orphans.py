@@ -20,13 +20,14 @@ from typing import Any
 from agentchat.events.model import RunFinished, UnknownRun
 from agentchat.events.redis_health import BUS_ERRORS
 from agentchat.protocol.bridge_api import HeldRun
-from agentchat.runs import reattach, store
+from agentchat.runs import store
+from agentchat.runs.cluster.owners import OWNER_TTL_S
 from agentchat.runs.context import ActiveRun, RunContext
+from agentchat.runs.drive.endings import end_of_orphan
+from agentchat.runs.drive.final_write import let_bridge_go
 from agentchat.runs.elsewhere import Elsewhere
-from agentchat.runs.endings import end_of_orphan
-from agentchat.runs.final_write import let_bridge_go
-from agentchat.runs.owners import OWNER_TTL_S
 from agentchat.runs.ports import Bridge
+from agentchat.runs.recovery import reattach
 
 log = logging.getLogger(__name__)
 

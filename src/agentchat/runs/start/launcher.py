@@ -14,8 +14,8 @@ import anyio
 from agentchat.protocol.errors import ServiceUnavailable
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, RunContext
-from agentchat.runs.planning import RunPlanner
 from agentchat.runs.schemas import Regenerated, RunStart, RunStarted
+from agentchat.runs.start.planning import RunPlanner
 
 Drive = Callable[[ActiveRun], Coroutine[Any, Any, None]]
 

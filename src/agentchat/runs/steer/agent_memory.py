@@ -15,7 +15,7 @@ from agentchat.runs.ports import Bridge
 AGENT_KEY = "agent"
 
 
-class MemoryProxy:
+class AgentMemory:
     def __init__(self, ctx: RunContext) -> None:
         self.ctx = ctx
 

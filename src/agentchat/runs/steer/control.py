@@ -26,7 +26,7 @@ from agentchat.runs import store
 from agentchat.runs.context import RunContext, new_hermes_session
 from agentchat.runs.ports import Bridge
 from agentchat.runs.schemas import ResetResult, RunSnapshot
-from agentchat.runs.snapshots import snapshot
+from agentchat.runs.views.snapshots import snapshot
 
 log = logging.getLogger(__name__)
 STOP_GRACE_S = 5.0

@@ -12,8 +12,8 @@ from agentchat.protocol.errors import Conflict
 from agentchat.protocol.status import RunStatus
 from agentchat.runs import store
 from agentchat.runs.context import RunContext
-from agentchat.runs.control import forward
 from agentchat.runs.ports import Bridge
+from agentchat.runs.steer.control import forward
 
 _NOT_NOW = "The agent cannot take a message right now"
 STEER_TIMEOUT_S = 15.0

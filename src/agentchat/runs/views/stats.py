@@ -12,7 +12,7 @@ from agentchat.chat.tables import ChatMessage, ChatMessageLog
 from agentchat.core.clock import iso
 from agentchat.protocol.usage import usage_from_json
 from agentchat.runs.schemas import SessionStats
-from agentchat.runs.usage import context_window, total_usage
+from agentchat.runs.views.usage import context_window, total_usage
 
 
 def session_stats(db: Session, session_id: int) -> SessionStats:
