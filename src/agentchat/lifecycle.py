@@ -31,7 +31,7 @@ from agentchat.heap import freeze_startup_heap, thaw_heap
 from agentchat.local_stack import LocalStack
 from agentchat.migrations.on_start import migration_lock
 from agentchat.models.service import ensure_default_model, update_builtin_base_url
-from agentchat.runs.bus_watch import PROBE_S
+from agentchat.runs.cluster.bus_watch import PROBE_S
 from agentchat.runs.cluster.file_owners import FileRunOwners
 from agentchat.runs.cluster.owners import HEARTBEAT_S, Owners, RunOwners
 from agentchat.runs.drive.log_writer import LogWriter

@@ -1,4 +1,4 @@
-"""The run service's view of the event bus (runs/bus_watch.py): what a Redis stall or restart
+"""The run service's view of the event bus (runs/cluster/bus_watch.py): what a Redis stall or restart
 looks like to the drivers (wait until it answers) and to the sweepers (judge owners only after
 it has answered for a while), on a clock of the test's own."""
 
@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from agentchat.runs.bus_watch import BusWatch
+from agentchat.runs.cluster.bus_watch import BusWatch
 
 
 class Bus:

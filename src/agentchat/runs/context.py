@@ -20,7 +20,7 @@ from agentchat.events.model import BusEvent
 from agentchat.protocol.bridge_api import RunRequest
 from agentchat.protocol.events import PageEvent
 from agentchat.runs import store
-from agentchat.runs.bus_watch import BusWatch
+from agentchat.runs.cluster.bus_watch import BusWatch
 from agentchat.runs.cluster.owners import Owners
 from agentchat.runs.cluster.remote import Remote
 from agentchat.runs.drive.final_write import FinalWrites, Unsaved

@@ -7,10 +7,11 @@
   event; `final_write` keeps an end the database refused;
 - `steer/` — `control` (stop, clarify answers, reset), `steering` (guidance), `agent_memory`
   (the agent's memory files, through the bridge);
-- `cluster/` — several API processes: who drives a run (`owners`, `file_owners`) and steering
-  a run another process drives (`remote`, `remote_ops`);
+- `cluster/` — several API processes: who drives a run (`owners`, `file_owners`), steering
+  a run another process drives (`remote`, `remote_ops`), whether the bus answers (`bus_watch`);
 - `recovery/` — `orphans`: runs of stopped processes (re-attached in their bridge, or
   interrupted) and shutdown (runs left to their bridges); `reattach` rebuilds such a run;
+  `elsewhere`: runs whose bridge this process cannot ask;
 - `views/` — `snapshots` (`/state`), `stats` and `usage` (the memory drawer's figures);
 - `http/` — the routes (`router`) and the SSE responses (`streaming`).
 
@@ -33,7 +34,7 @@ from agentchat.events.control_bus import ControlBus
 from agentchat.events.redis_health import BUS_ERRORS
 from agentchat.protocol.bridge_api import MemoryView
 from agentchat.runs import store
-from agentchat.runs.bus_watch import BusWatch
+from agentchat.runs.cluster.bus_watch import BusWatch
 from agentchat.runs.cluster.owners import Owners, RunOwners
 from agentchat.runs.cluster.remote import Remote
 from agentchat.runs.cluster.remote_ops import control_handler

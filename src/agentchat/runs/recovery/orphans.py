@@ -25,9 +25,9 @@ from agentchat.runs.cluster.owners import OWNER_TTL_S
 from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.drive.endings import end_of_orphan
 from agentchat.runs.drive.final_write import let_bridge_go
-from agentchat.runs.elsewhere import Elsewhere
 from agentchat.runs.ports import Bridge
 from agentchat.runs.recovery import reattach
+from agentchat.runs.recovery.elsewhere import Elsewhere
 
 log = logging.getLogger(__name__)
 
