@@ -1,6 +1,6 @@
-"""The run service's view of the event bus (runs/cluster/bus_watch.py): what a Redis stall or restart
-looks like to the drivers (wait until it answers) and to the sweepers (judge owners only after
-it has answered for a while), on a clock of the test's own."""
+"""The run service's view of the event bus (runs/cluster/bus_watch.py): what a Redis stall or
+restart looks like to the drivers (wait until it answers) and to the sweepers (judge owners only
+after it has answered for a while), on a clock of the test's own."""
 
 from __future__ import annotations
 
