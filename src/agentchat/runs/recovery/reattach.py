@@ -12,8 +12,10 @@ from sqlalchemy.orm import Session
 from agentchat.bridge_client.client import BridgeUnavailable
 from agentchat.chat import tree
 from agentchat.chat.sessions import get_session
-from agentchat.chat.tables import ChatMessage
+from agentchat.chat.tables import ChatMessage, ChatSession
 from agentchat.core.settings import Settings
+from agentchat.mcp_servers import service as mcp_service
+from agentchat.models.crypto import KeyCipher
 from agentchat.models.service import resolve_model
 from agentchat.models.wire import bridge_model, model_secrets
 from agentchat.protocol.bridge_api import HeldRun
@@ -99,10 +101,18 @@ def load_run(db: Session, run_id: str, settings: Settings) -> ActiveRun | None:
         model_id=message.model_id,
         skill_folder=message.skill_folder,
     )
-    run = ActiveRun(plan=plan, request=None, secrets=_model_secrets(db, message, settings))
+    secrets = _model_secrets(db, message, settings) + _mcp_secrets(db, chat, settings)
+    run = ActiveRun(plan=plan, request=None, secrets=secrets)
     run.stored_upto = message.bridge_event_id or 0
     run.summary_message_id = store.summary_of(db, message.id)
     return run
+
+
+def _mcp_secrets(db: Session, chat: ChatSession, settings: Settings) -> tuple[str, ...]:
+    """The secrets of the MCP servers the chat uses now (as the run was sent them, unless a
+    server changed since): scrubbed too."""
+    setup = mcp_service.run_setup(db, KeyCipher.for_settings(settings), chat.mcp_off, None)
+    return tuple(mcp_service.setup_secrets(setup))
 
 
 def _model_secrets(db: Session, message: ChatMessage, settings: Settings) -> tuple[str, ...]:
