@@ -13,7 +13,7 @@ describe('the MCP server form', () => {
   it('sends a new stdio server with its arguments one per line and its environment', () => {
     const form = { ...blankForm(), name: ' files ', command: ' npx ', args: '-y\n server files \n\n', env: [{ name: 'TOKEN', value: 's3cret', stored: null }] }
     expect(bodyOf(form, false)).toEqual({
-      name: 'files', transport: 'stdio', enabled: true, approval: 'ask',
+      name: 'files', transport: 'stdio', enabled: true, approval: 'ask', toolsInclude: [], toolsExclude: [],
       command: 'npx', args: ['-y', 'server files'], env: { TOKEN: 's3cret' },
     })
   })
@@ -31,9 +31,14 @@ describe('the MCP server form', () => {
     const form = { ...formOf(stored), transport: 'http' as const, url: 'https://x.test/mcp ', headers: [{ name: 'Authorization', value: 'Bearer t', stored: null }] }
     const body = bodyOf(form, true)
     expect(body).toEqual({
-      transport: 'http', enabled: true, approval: 'ask', url: 'https://x.test/mcp',
+      transport: 'http', enabled: true, approval: 'ask', toolsInclude: [], toolsExclude: [], url: 'https://x.test/mcp',
       headers: { Authorization: 'Bearer t' }, timeoutS: 60, connectTimeoutS: 20,
     })
     expect('name' in body).toBe(false)
+  })
+
+  it('offers only some tools, one name per line', () => {
+    const form = { ...formOf(stored), toolsInclude: 'read\n\n search ', toolsExclude: 'delete' }
+    expect(bodyOf(form, true)).toMatchObject({ toolsInclude: ['read', 'search'], toolsExclude: ['delete'] })
   })
 })

@@ -280,3 +280,15 @@ async def test_probe_lists_the_tools_with_their_descriptions(
     failed = await client.mcp_probe(McpServerWire.model_validate(hanging))
     assert not failed.ok and "connect timeout" in str(failed.error)
     assert json.dumps(failed.model_dump())  # one plain sentence, nothing else
+
+
+async def test_only_the_tools_a_server_is_limited_to_are_offered(
+    client: BridgeClient, scripted_model: str
+) -> None:
+    server = stdio_server("picky", toolsInclude=["add", "echo"], toolsExclude=["echo"])
+    turn = await run_turn(
+        client, scripted_model, "#echo-tools", session="s-picky", mcp=setup(server)
+    )
+
+    offered = [n for n in turn.answer().split() if n.startswith("mcp__picky__")]
+    assert offered == ["mcp__picky__add", "mcp__picky__echo"]  # include wins over exclude

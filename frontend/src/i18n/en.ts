@@ -70,6 +70,7 @@ export default {
     transport: 'Kind', stdio: 'Command (stdio)', http: 'URL (HTTP)', command: 'Command', args: 'Arguments', argsHint: 'One argument per line',
     url: 'URL', env: 'Environment', headers: 'Headers', secretName: 'Name', secretValue: 'Value', addRow: 'Add', removeRow: 'Remove',
     secretKeep: 'stored (…{last4}); leave empty to keep it', secretsNote: 'Values are stored encrypted and never shown again, only their last four characters.',
+    include: 'Only these tools', includeHint: 'One per line; empty: all', exclude: 'Not these tools', excludeHint: 'One per line',
     timeout: 'Call timeout (s)', connectTimeout: 'Connect timeout (s)',
     approvalMode: { ask: 'Ask before each call', allowed: 'Allowed' },
     state: { connected: 'connected', failed: 'failed', idle: 'not used yet', off: 'off', unknown: 'unknown' },

@@ -71,6 +71,7 @@ export default {
     transport: '类型', stdio: '命令（stdio）', http: 'URL（HTTP）', command: '命令', args: '参数', argsHint: '每行一个参数',
     url: 'URL', env: '环境变量', headers: '请求头', secretName: '名称', secretValue: '值', addRow: '添加', removeRow: '删除',
     secretKeep: '已保存（…{last4}）；留空则保留', secretsNote: '值以加密形式保存，之后不再显示，只显示最后四个字符。',
+    include: '只用这些工具', includeHint: '每行一个；留空表示全部', exclude: '不用这些工具', excludeHint: '每行一个',
     timeout: '调用超时（秒）', connectTimeout: '连接超时（秒）',
     approvalMode: { ask: '每次调用前询问', allowed: '允许' },
     state: { connected: '已连接', failed: '失败', idle: '尚未使用', off: '已关闭', unknown: '未知' },

@@ -26,12 +26,15 @@ export interface McpForm {
   approval: ApprovalMode
   timeoutS: number | null
   connectTimeoutS: number | null
+  /** Tool names, one per line: only these are offered (include wins), or all but these. */
+  toolsInclude: string
+  toolsExclude: string
 }
 
 export function blankForm(): McpForm {
   return {
     name: '', transport: 'stdio', command: '', args: '', env: [], url: '', headers: [],
-    enabled: true, approval: 'ask', timeoutS: null, connectTimeoutS: null,
+    enabled: true, approval: 'ask', timeoutS: null, connectTimeoutS: null, toolsInclude: '', toolsExclude: '',
   }
 }
 
@@ -49,6 +52,8 @@ export function formOf(server: McpServer): McpForm {
     approval: server.approval,
     timeoutS: server.timeoutS,
     connectTimeoutS: server.connectTimeoutS,
+    toolsInclude: server.toolsInclude.join('\n'),
+    toolsExclude: server.toolsExclude.join('\n'),
   }
 }
 
@@ -69,7 +74,10 @@ function argsOf(text: string): string[] {
 
 /** The request body: only the fields of the chosen transport, timeouts only when set. */
 export function bodyOf(form: McpForm, editing: boolean): McpServerCreate | McpServerUpdate {
-  const body: McpServerUpdate = { transport: form.transport, enabled: form.enabled, approval: form.approval }
+  const body: McpServerUpdate = {
+    transport: form.transport, enabled: form.enabled, approval: form.approval,
+    toolsInclude: argsOf(form.toolsInclude), toolsExclude: argsOf(form.toolsExclude),
+  }
   if (form.transport === 'stdio') {
     Object.assign(body, { command: form.command.trim(), args: argsOf(form.args), env: secrets(form.env, editing) })
   } else {

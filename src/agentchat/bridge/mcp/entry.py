@@ -11,6 +11,10 @@ from urllib.parse import urlsplit
 from agentchat.protocol.mcp import McpServerWire
 
 MAX_ERROR_CHARS = 300
+_UTILITIES = {
+    "resources": {"list_resources", "read_resource"},
+    "prompts": {"list_prompts", "get_prompt"},
+}
 
 
 def hermes_entry(server: McpServerWire) -> dict[str, Any]:
@@ -23,11 +27,7 @@ def hermes_entry(server: McpServerWire) -> dict[str, Any]:
         "sampling": {"enabled": False},
         "elicitation": {"enabled": False},
     }
-    tools: dict[str, Any] = {}
-    if server.tools_include:
-        tools["include"] = list(server.tools_include)
-    if server.tools_exclude:
-        tools["exclude"] = list(server.tools_exclude)
+    tools = _tool_filter(server.tools_include, server.tools_exclude)
     if tools:
         entry["tools"] = tools
     if server.transport == "http":
@@ -38,6 +38,23 @@ def hermes_entry(server: McpServerWire) -> dict[str, Any]:
         entry["args"] = list(server.args)
         entry["env"] = dict(server.env)
     return entry
+
+
+def _tool_filter(include: list[str], exclude: list[str]) -> dict[str, Any]:
+    """hermes' `tools` filter. Its resource and prompt helpers (list_resources, read_resource,
+    list_prompts, get_prompt) are not filtered by name there: a family is kept only when an
+    include list names one of it, or when an exclude list names none of it."""
+    tools: dict[str, Any] = {}
+    if include:
+        tools["include"] = list(include)
+    if exclude:
+        tools["exclude"] = list(exclude)
+    for family, names in _UTILITIES.items():
+        if include:
+            tools[family] = bool(set(include) & names)
+        elif set(exclude) & names:
+            tools[family] = False
+    return tools
 
 
 def start_problem(server: McpServerWire) -> str | None:
