@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from agentchat.core.packed_text import unpack
+from agentchat.core.database.packed_text import unpack
 from agentchat.protocol.sse import aparse_lines
 from agentchat.scripted_llm.server import serve_in_thread
 from tests.reliability.api_process import ApiProcess, start_api

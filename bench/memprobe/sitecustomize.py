@@ -7,7 +7,7 @@ memory, glibc's arena figures, object counts by type, the length of every module
 container, hermes' and ours, and lru_cache sizes) and `LABEL.malloc.xml` (glibc's
 malloc_info). `trim-LABEL` does the same, then calls malloc_trim(0) and reports again as
 `LABEL-trimmed`: what the allocator held free comes back then. Objects frozen at start-up
-(`agentchat.heap`) are not in the type counts.
+(`agentchat.gc_freeze`) are not in the type counts.
 
 AGENTCHAT_BRIDGE_MEMPROBE_FRAMES=N (>0): tracemalloc starts with N frames at the first report
 (tracing hermes' import is too slow) and later reports add `LABEL.snap` (compare.py diffs two).

@@ -62,7 +62,7 @@ def _setting_name(field: str, flags: set[str]) -> str:
 def _machine_ready(settings: Settings, flags: set[str], command: str, *, listen: bool) -> None:
     """One line and exit 2 when the data folder cannot be written or the address is taken,
     before anything is migrated or started."""
-    from agentchat.core.start_checks import data_dir_problem, listen_problem
+    from agentchat.local_stack.start_checks import data_dir_problem, listen_problem
 
     problems = [("data_dir", data_dir_problem(settings.data_dir))]
     if listen and (taken := listen_problem(settings.host, settings.port)):

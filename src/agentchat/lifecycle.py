@@ -27,7 +27,7 @@ from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.control_bus import ControlBus
 from agentchat.events.factory import make_bus
-from agentchat.heap import freeze_startup_heap, thaw_heap
+from agentchat.gc_freeze import freeze_startup_heap, thaw_heap
 from agentchat.local_stack import LocalStack
 from agentchat.migrations.on_start import migration_lock
 from agentchat.models.service import ensure_default_model, update_builtin_base_url

@@ -7,7 +7,7 @@ import zlib
 
 import pytest
 
-from agentchat.core.packed_text import DEFLATE, MIN_BYTES, pack, unpack
+from agentchat.core.database.packed_text import DEFLATE, MIN_BYTES, pack, unpack
 
 TEXTS = [
     "The agent looked at the skills, then answered. " * 20,

@@ -13,8 +13,8 @@ from contextlib import closing
 from pathlib import Path
 
 from agentchat.core.database import Database
-from agentchat.core.scrub import Scrubber
-from agentchat.core.sqlite_upkeep import INCREMENTAL, WAL_LIMIT_BYTES
+from agentchat.core.database.deferred_job import Scrubber
+from agentchat.core.database.sqlite_upkeep import INCREMENTAL, WAL_LIMIT_BYTES
 from agentchat.migrations.on_start import prepare_schema
 from tests.reliability.helpers import wait_for
 
@@ -110,7 +110,7 @@ def test_a_burst_of_requests_runs_the_job_once() -> None:
 
 
 def test_a_job_that_could_not_finish_is_tried_again(monkeypatch: object) -> None:
-    import agentchat.core.scrub as scrub
+    import agentchat.core.database.deferred_job as scrub
 
     monkeypatch.setattr(scrub, "RETRY_S", 0.05)  # type: ignore[attr-defined]
     job = Job([False, False])

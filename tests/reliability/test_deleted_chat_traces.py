@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agentchat.core.sqlite_upkeep import WAL_LIMIT_BYTES
+from agentchat.core.database.sqlite_upkeep import WAL_LIMIT_BYTES
 from tests.reliability.helpers import wait_for
 from tests.support.local_bridge import stop_local_bridges
 from tests.support.serve_process import Served, spawn_serve

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from starlette.routing import Route
 
-from agentchat.core.auth_sessions import MemorySessions
+from agentchat.accounts.sign_in_sessions import MemorySessions
 from agentchat.web.auth import PUBLIC_API_PATHS, is_authenticated
 from tests.security.conftest import TOKEN, client_for
 

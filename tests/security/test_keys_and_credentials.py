@@ -23,11 +23,11 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import SecretStr
 
+from agentchat.accounts.sign_in_sessions import MemorySessions
 from agentchat.app import create_app
-from agentchat.core.auth_sessions import MemorySessions
 from agentchat.core.database import Database, make_engine
-from agentchat.core.log_redact import AccessLogRedactor
 from agentchat.models.probe import NO_MODEL_ANSWER
+from agentchat.web.log_redact import AccessLogRedactor
 from agentchat.web.security import UnsafeBind, check_bind
 from tests.models.fake_provider import serve, unused_port
 from tests.security.conftest import TOKEN, client_for, make_settings

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentchat.core.redact import redact, redact_value
+from agentchat.runs.drive.redact import redact, redact_value
 
 KEY = "sk-planted-SECRET-1234"
 

@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 
 from agentchat.accounts.audit import Origin
 from agentchat.accounts.gate import AccountsGate
-from agentchat.core.auth_sessions import client_of
+from agentchat.accounts.sign_in_sessions import client_of
 from agentchat.core.database import Database
 
 T = TypeVar("T")

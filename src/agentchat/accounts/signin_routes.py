@@ -14,8 +14,8 @@ from agentchat.accounts.deps import transact
 from agentchat.accounts.errors import BadCredentials
 from agentchat.accounts.gate import AccountsGate
 from agentchat.accounts.schemas import Me
+from agentchat.accounts.sign_in_sessions import FailureThrottle, client_of
 from agentchat.accounts.signin import sign_in
-from agentchat.core.auth_sessions import FailureThrottle, client_of
 from agentchat.core.database import Database
 from agentchat.core.principal import SINGLE, Principal
 from agentchat.core.settings import Settings

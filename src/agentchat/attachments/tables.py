@@ -25,7 +25,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from agentchat.core.clock import utcnow
 from agentchat.core.database import NEVER_REUSED, Base, BigId, Timestamp
-from agentchat.core.packed_text import PackedText
+from agentchat.core.database.packed_text import PackedText
 
 # One chunk row holds at most this many bytes: reading or writing a blob never holds more.
 CHUNK_BYTES = 256 * 1024

@@ -32,7 +32,7 @@ from agentchat.chat.search import matching_snippets
 from agentchat.chat.sessions import LiveRun, list_sessions, live_runs
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, ChatSession
 from agentchat.chat.tree import active_branch
-from agentchat.core.packed_text import readable
+from agentchat.core.database.packed_text import readable
 from agentchat.events.log_lines import stored_line_fields
 from agentchat.protocol.usage import usage_from_json
 

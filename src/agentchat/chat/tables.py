@@ -27,7 +27,7 @@ from agentchat.chat.enums import PauseStatus, SessionStatus
 from agentchat.chat.unspaced import has_unspaced_script
 from agentchat.core.clock import utcnow
 from agentchat.core.database import NEVER_REUSED, Base, BigId, Timestamp
-from agentchat.core.packed_text import PackedText
+from agentchat.core.database.packed_text import PackedText
 from agentchat.models.tables import AiModelConfig
 
 
@@ -113,7 +113,7 @@ class ChatMessage(Base):
     depth: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
     run_id: Mapped[str | None] = mapped_column(String(64))
     role: Mapped[str] = mapped_column(String(16), nullable=False)
-    # Deflated on SQLite (core.packed_text), but for text that search reads with LIKE.
+    # Deflated on SQLite (core.database.packed_text), but for text that search reads with LIKE.
     content: Mapped[str] = mapped_column(
         PackedText(keep_plain=has_unspaced_script), nullable=False, default=""
     )

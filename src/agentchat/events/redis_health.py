@@ -14,7 +14,10 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 CHECK_TIMEOUT_S = 2.0
 # What a call to Redis raises when Redis does not answer (stalled, restarting, gone); not
 # its refusals (a script error, out of memory), which a retry would only meet again.
-BUS_ERRORS: tuple[type[Exception], ...] = (RedisConnectionError, RedisTimeoutError, OSError)
+# REDIS_DOWN: redis-py's own two (what the API answers 503 for); named here so that only the
+# bus and cluster modules import redis.
+REDIS_DOWN: tuple[type[Exception], ...] = (RedisConnectionError, RedisTimeoutError)
+BUS_ERRORS: tuple[type[Exception], ...] = (*REDIS_DOWN, OSError)
 
 
 def redis_problem(url: str) -> str | None:

@@ -19,9 +19,9 @@ from sqlalchemy import Connection, Engine, create_engine, make_url, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from agentchat.core.database import sqlite_file
-from agentchat.core.log_redact import mask_query
-from agentchat.core.sqlite_upkeep import make_incremental
+from agentchat.core.database.sqlite_upkeep import make_incremental
 from agentchat.migrations import alembic_config, upgrade
+from agentchat.web.log_redact import mask_query
 
 Say = Callable[[str], object]
 LOCK_TIMEOUT_S = 600

@@ -18,7 +18,7 @@ from agentchat.accounts.audit import Origin
 from agentchat.accounts.cookies import SESSION_COOKIE
 from agentchat.accounts.gate import AccountsGate
 from agentchat.accounts.live import cut_off
-from agentchat.core.auth_sessions import FailureThrottle, SessionStore, client_of
+from agentchat.accounts.sign_in_sessions import FailureThrottle, SessionStore, client_of
 from agentchat.core.principal import SINGLE, STATE_KEY, Principal
 from agentchat.core.settings import Settings
 from agentchat.protocol.errors import TooManyRequests

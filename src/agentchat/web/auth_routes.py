@@ -13,8 +13,8 @@ from pydantic import Field
 from agentchat.accounts.cookies import drop_session_cookie
 from agentchat.accounts.deps import GateDep, OriginDep
 from agentchat.accounts.schemas import Me
+from agentchat.accounts.sign_in_sessions import FailureThrottle, SessionStore, client_of
 from agentchat.accounts.signin_routes import me, password_sign_in, sign_out
-from agentchat.core.auth_sessions import FailureThrottle, SessionStore, client_of
 from agentchat.core.deps import SettingsDep
 from agentchat.core.principal import STATE_KEY, Principal
 from agentchat.protocol.camel import CamelModel, ErrorBody

@@ -7,10 +7,9 @@ import logging
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from sqlalchemy.exc import DataError, OperationalError
 
+from agentchat.events.redis_health import REDIS_DOWN
 from agentchat.protocol.error_responses import install_error_handlers, unexpected_error
 from agentchat.web.headers import with_security_headers
 
@@ -36,14 +35,15 @@ def install_api_error_handlers(app: FastAPI) -> None:
         body = {"error": {"code": "database_unavailable", "message": message}}
         return JSONResponse(body, status_code=503)
 
-    @app.exception_handler(RedisConnectionError)
-    @app.exception_handler(RedisTimeoutError)
     async def _bus_unavailable(_: Request, exc: Exception) -> JSONResponse:
         # Redis (the event bus of several API processes) does not answer: nothing is lost.
         log.error("the event bus does not answer: %s", exc)
         message = "the event bus (Redis) does not answer right now; try again in a moment"
         body = {"error": {"code": "bus_unavailable", "message": message}}
         return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
+
+    for error in REDIS_DOWN:
+        app.add_exception_handler(error, _bus_unavailable)
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

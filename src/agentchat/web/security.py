@@ -16,15 +16,15 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agentchat.accounts.gate import AccountsGate
+from agentchat.accounts.sign_in_sessions import install_auth_state
 from agentchat.chat.attachment_routes import UPLOAD_PATH
-from agentchat.core.auth_sessions import install_auth_state
-from agentchat.core.log_redact import install_access_log_redactor
 from agentchat.core.settings import Settings
 from agentchat.web.asgi import header, send_error
 from agentchat.web.auth import AuthMiddleware, configured_token
 from agentchat.web.auth_routes import router as auth_router
 from agentchat.web.body_guard import BodyGuardMiddleware
 from agentchat.web.headers import SecurityHeadersMiddleware
+from agentchat.web.log_redact import install_access_log_redactor
 from agentchat.web.ratelimit import RateLimitMiddleware
 
 MIN_PUBLIC_TOKEN_CHARS = 16

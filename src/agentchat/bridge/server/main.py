@@ -26,7 +26,7 @@ from agentchat.bridge.server.orphan import Liveness, exit_when_orphaned
 from agentchat.bridge.server.routes import public, router
 from agentchat.bridge.server.service import BridgeService
 from agentchat.bridge.settings import BridgeSettings
-from agentchat.heap import freeze_startup_heap, thaw_heap
+from agentchat.gc_freeze import freeze_startup_heap, thaw_heap
 from agentchat.protocol.error_responses import install_error_handlers
 
 log = logging.getLogger(__name__)

@@ -26,12 +26,12 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
-from agentchat.core.db_file import SqliteFileGuard
-from agentchat.core.db_room import check_room
-from agentchat.core.packed_text import register_sqlite_functions
+from agentchat.core.database.deferred_job import Scrubber
+from agentchat.core.database.file_check import SqliteFileGuard
+from agentchat.core.database.free_space import check_room
+from agentchat.core.database.packed_text import register_sqlite_functions
+from agentchat.core.database.sqlite_upkeep import merge_and_shrink, truncate_wal, tune
 from agentchat.core.private_files import private_file
-from agentchat.core.scrub import Scrubber
-from agentchat.core.sqlite_upkeep import merge_and_shrink, truncate_wal, tune
 from agentchat.protocol.errors import DatabaseUnavailable
 
 # BIGINT ids that still autoincrement on SQLite (which only does so for INTEGER PRIMARY KEY).

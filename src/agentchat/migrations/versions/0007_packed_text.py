@@ -2,9 +2,9 @@
 
 From this revision the app stores, on SQLite only, a message's text, its agent messages and
 its log lines' text and meta of 128 bytes or more as a BLOB (a format byte, then raw deflate)
-when that saves a tenth (agentchat.core.packed_text); a message holding Chinese, Japanese or
-Korean text stays TEXT, because search reads those with LIKE. Rows already stored stay as
-they are: a TEXT value is read as it is.
+when that saves a tenth (agentchat.core.database.packed_text); a message holding Chinese,
+Japanese or Korean text stays TEXT, because search reads those with LIKE. Rows already stored
+stay as they are: a TEXT value is read as it is.
 
 The full-text index reads the text through `agentchat_text(value)`, which every connection
 of the app registers: its view and its triggers call it, so the index holds words, never

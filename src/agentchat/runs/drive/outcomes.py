@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from agentchat.core.redact import redact, redact_value
 from agentchat.protocol.events import RunEnd
 from agentchat.protocol.status import RunStatus
 from agentchat.runs.context import ActiveRun
+from agentchat.runs.drive.redact import redact, redact_value
 from agentchat.runs.history import compact_turn
 from agentchat.runs.store import RunOutcome
 

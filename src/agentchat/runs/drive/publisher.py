@@ -13,7 +13,6 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from agentchat.chat import tree
-from agentchat.core.redact import redact_value
 from agentchat.events.model import UnknownRun
 from agentchat.events.redis_health import BUS_ERRORS
 from agentchat.protocol.events import (
@@ -29,6 +28,7 @@ from agentchat.protocol.events import (
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, RunContext
 from agentchat.runs.drive.endings import end_of_outcome
+from agentchat.runs.drive.redact import redact_value
 from agentchat.runs.store import RunOutcome
 
 
