@@ -26,7 +26,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from agentchat.events import EventBus, MemoryEventBus, RedisEventBus
+from agentchat.events import EventBus, InProcessEventBus, RedisEventBus
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "bus.json"
@@ -150,7 +150,7 @@ async def main() -> None:
     prefix = f"agentchat-bench:{uuid.uuid4().hex}:"
 
     async def memory() -> Pair:
-        bus = MemoryEventBus()
+        bus = InProcessEventBus()
         return bus, bus
 
     async def redis() -> Pair:

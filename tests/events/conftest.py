@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from redis.asyncio import Redis
 
-from agentchat.events import EventBus, MemoryEventBus, RedisEventBus
+from agentchat.events import EventBus, InProcessEventBus, RedisEventBus
 
 REDIS_URL = os.environ.get("AGENTCHAT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -56,7 +56,7 @@ async def make_bus(bus_kind: str) -> AsyncIterator[BusFactory]:
         if bus_kind == "redis":
             bus = RedisEventBus.from_url(REDIS_URL, prefix=prefix, **opts)
         else:
-            bus = MemoryEventBus(**opts)
+            bus = InProcessEventBus(**opts)
         buses.append(bus)
         return bus
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from agentchat.events import MemoryEventBus, SubscriberLagged, make_bus
+from agentchat.events import InProcessEventBus, SubscriberLagged, make_bus
 from tests.events.helpers import collect, take
 
 
@@ -20,7 +20,7 @@ class FakeClock:
 
 async def test_finished_runs_are_kept_for_the_retention_then_forgotten() -> None:
     clock = FakeClock()
-    bus = MemoryEventBus(retention_s=60, clock=clock)
+    bus = InProcessEventBus(retention_s=60, clock=clock)
     await bus.register("a", {})
     await bus.publish("a", "workflow_complete", {})
     clock.now += 59
@@ -32,7 +32,7 @@ async def test_finished_runs_are_kept_for_the_retention_then_forgotten() -> None
 
 async def test_unfinished_runs_are_never_forgotten() -> None:
     clock = FakeClock()
-    bus = MemoryEventBus(retention_s=1, clock=clock)
+    bus = InProcessEventBus(retention_s=1, clock=clock)
     await bus.register("live", {})
     await bus.publish("live", "node_stream", {})
     clock.now += 10_000
@@ -40,7 +40,7 @@ async def test_unfinished_runs_are_never_forgotten() -> None:
 
 
 async def test_only_the_newest_finished_runs_are_kept_past_the_cap() -> None:
-    bus = MemoryEventBus(max_finished_runs=3)
+    bus = InProcessEventBus(max_finished_runs=3)
     for n in range(5):
         await bus.register(f"r{n}", {})
         await bus.finish(f"r{n}")
@@ -51,7 +51,7 @@ async def test_only_the_newest_finished_runs_are_kept_past_the_cap() -> None:
 
 
 async def test_publish_never_yields_to_the_loop_even_with_a_stalled_subscriber() -> None:
-    bus = MemoryEventBus(queue_size=100)
+    bus = InProcessEventBus(queue_size=100)
     await bus.register("r", {})
     stalled = bus.subscribe("r")
     await bus.publish("r", "node_stream", {"n": 0})
@@ -73,4 +73,4 @@ async def test_publish_never_yields_to_the_loop_even_with_a_stalled_subscriber()
 
 
 def test_make_bus_without_a_url_is_in_process() -> None:
-    assert isinstance(make_bus(None, retention_s=5), MemoryEventBus)
+    assert isinstance(make_bus(None, retention_s=5), InProcessEventBus)

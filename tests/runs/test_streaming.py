@@ -7,7 +7,7 @@ from typing import Any
 
 from pytest import MonkeyPatch
 
-from agentchat.events.memory import MemoryEventBus
+from agentchat.events.in_process import InProcessEventBus
 from agentchat.runs.http import streaming
 from agentchat.runs.http.streaming import multi_run_stream, run_stream
 
@@ -48,7 +48,7 @@ def serve(response: Any, client: Client) -> asyncio.Task[None]:
 
 
 async def test_a_client_that_does_not_read_is_cut_off_and_costs_a_bounded_queue() -> None:
-    bus = MemoryEventBus(queue_size=500)
+    bus = InProcessEventBus(queue_size=500)
     await bus.register("r", {})
     client = Client(read=False)
     task = serve(run_stream(bus, "r", 0), client)
@@ -72,7 +72,7 @@ async def test_a_client_that_does_not_read_is_cut_off_and_costs_a_bounded_queue(
 
 
 async def test_a_reading_client_gets_every_event_after_its_last_id_then_the_end() -> None:
-    bus = MemoryEventBus()
+    bus = InProcessEventBus()
     await bus.register("r", {})
     for _ in range(3):
         await bus.publish("r", "node_stream", {"runId": "r", "kind": "status", "content": "x"})
@@ -90,7 +90,7 @@ async def test_a_reading_client_gets_every_event_after_its_last_id_then_the_end(
 
 
 async def test_several_runs_share_one_connection_tagged_by_run() -> None:
-    bus = MemoryEventBus()
+    bus = InProcessEventBus()
     for run in ("a", "b"):
         await bus.register(run, {})
         await bus.publish(run, "node_stream", {"runId": run, "kind": "status", "content": "x"})
@@ -104,7 +104,7 @@ async def test_several_runs_share_one_connection_tagged_by_run() -> None:
 
 
 async def test_a_client_that_goes_away_ends_the_response_and_its_subscription() -> None:
-    bus = MemoryEventBus()
+    bus = InProcessEventBus()
     await bus.register("r", {})
     client = Client()
     task = serve(run_stream(bus, "r", 0), client)
@@ -121,7 +121,7 @@ async def test_an_idle_stream_is_pinged_and_a_busy_one_is_not(monkeypatch: Monke
     """A comment every PING_S while nothing is sent keeps proxies from closing the stream;
     events that flow are enough on their own."""
     monkeypatch.setattr(streaming, "PING_S", 0.2)
-    bus = MemoryEventBus()
+    bus = InProcessEventBus()
     await bus.register("r", {})
     client = Client()
     task = serve(run_stream(bus, "r", 0), client)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agentchat.events.bus import EventBus
 from agentchat.events.factory import make_bus
-from agentchat.events.memory import MemoryEventBus
+from agentchat.events.in_process import InProcessEventBus
 from agentchat.events.model import (
     TERMINAL_EVENTS,
     BusClosed,
@@ -24,7 +24,7 @@ __all__ = [
     "BusClosed",
     "BusEvent",
     "EventBus",
-    "MemoryEventBus",
+    "InProcessEventBus",
     "RedisEventBus",
     "RunFinished",
     "StreamInterrupted",

@@ -24,7 +24,7 @@ class _Run:
     finished: bool = False
 
 
-class MemoryEventBus:
+class InProcessEventBus:
     """Publishing never awaits: it appends to the history and offers to each subscriber."""
 
     def __init__(

@@ -13,7 +13,7 @@ from agentchat.chat.schemas import SessionCreate
 from agentchat.chat.sessions import create_session
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
-from agentchat.events.memory import MemoryEventBus
+from agentchat.events.in_process import InProcessEventBus
 from agentchat.events.model import BusEvent
 from agentchat.models.crypto import KeyCipher
 from agentchat.models.schemas import ModelCreate
@@ -28,7 +28,7 @@ WAIT_S = 5.0
 @dataclass
 class Rooms:
     service: RunService
-    bus: MemoryEventBus
+    bus: InProcessEventBus
     bridges: FakeBridges
     database: Database
     session_id: int
@@ -52,7 +52,7 @@ async def rooms(database: Database, settings: Settings) -> AsyncIterator[Rooms]:
         )
         create_model(db, cipher, data)
         session_id = create_session(db, SessionCreate()).id
-    bus = MemoryEventBus()
+    bus = InProcessEventBus()
     bridges = FakeBridges([FakeBridge()])
     service = RunService(database, bus, bridges, LogWriter(database), settings)
     service.driver.follow_backoff_s = 0.0  # a broken stream is followed again at once

@@ -9,7 +9,7 @@ import asyncio
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from agentchat.core.settings import Settings
-from agentchat.events.memory import MemoryEventBus
+from agentchat.events.in_process import InProcessEventBus
 from agentchat.protocol.events import RunEnd
 from agentchat.runs import store
 from agentchat.runs.drive.log_writer import LogWriter
@@ -19,7 +19,7 @@ from tests.runs.rooms.conftest import WAIT_S, Rooms
 from tests.runs.rooms.fake_bridge import Emit, WaitAbort
 
 
-class BusFailingOnce(MemoryEventBus):
+class BusFailingOnce(InProcessEventBus):
     """The in-process bus, whose first `is_known` meets a connection Redis closed."""
 
     def __init__(self) -> None:

@@ -14,7 +14,7 @@ from agentchat.bridge_client.client import BridgeUnavailable
 from agentchat.chat.tables import ChatMessage, ChatMessageLog, WorkflowPause
 from agentchat.core.database import write_slot_held
 from agentchat.core.settings import Settings
-from agentchat.events.memory import MemoryEventBus
+from agentchat.events.in_process import InProcessEventBus
 from agentchat.protocol.errors import BadGateway, Conflict
 from agentchat.protocol.events import RunEnd, ToolCallMeta, ToolResultMeta
 from agentchat.runs import store
@@ -343,9 +343,9 @@ async def test_a_run_its_bridge_no_longer_holds_is_interrupted_at_start_up(
 @contextlib.asynccontextmanager
 async def _next_process(
     rooms: Rooms, settings: Settings
-) -> AsyncIterator[tuple[RunService, MemoryEventBus]]:
+) -> AsyncIterator[tuple[RunService, InProcessEventBus]]:
     """A run service as the next API process has it: same database and bridges, a new bus."""
-    bus = MemoryEventBus()
+    bus = InProcessEventBus()
     service = RunService(rooms.database, bus, rooms.bridges, LogWriter(rooms.database), settings)
     try:
         yield service, bus
@@ -461,7 +461,7 @@ async def test_state_reads_stored_logs_back_as_typed_events(rooms: Rooms) -> Non
                 meta_json='{"args": {}}',
             )
         )
-    fresh = MemoryEventBus()  # a bus that never saw the run: logs come from the rows
+    fresh = InProcessEventBus()  # a bus that never saw the run: logs come from the rows
     rooms.service.ctx.bus = fresh
 
     snapshot = await rooms.service.state(started.run_id)
