@@ -1,7 +1,8 @@
-import { createApp } from 'vue'
+import { createApp, watch } from 'vue'
 import './styles.css'
 import App from './App.vue'
-import { applyLangToDocument, i18n } from './i18n'
+import { applyLangToDocument, i18n, t } from './i18n'
+import { relabel, watchNaiveLabels } from '@/lib/browser/naiveLabels'
 import { notifyError } from '@/lib/browser/notify'
 import { applyThemeToDocument } from '@/lib/browser/theme'
 import { router } from './router'
@@ -19,3 +20,6 @@ window.addEventListener('unhandledrejection', (event) => {
   notifyError(event.reason)
 })
 app.use(i18n).use(router).mount('#app')
+// Naive UI's own screen-reader labels in the page's language
+watchNaiveLabels(t)
+watch(i18n.global.locale, () => relabel(document.body, t))

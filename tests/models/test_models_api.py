@@ -119,6 +119,36 @@ async def test_create_rejects_invalid_fields(
     assert (await client.get("/api/models")).json() == []
 
 
+async def test_a_refused_form_names_each_field_with_a_code_and_plain_words(
+    client: httpx.AsyncClient,
+) -> None:
+    body = _body(name="  ", baseUrl="ftp://models.example", contextLength=10, temperature=9)
+    response = await client.post("/api/models", json=body)
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert "Value error" not in error["message"]
+    fields = {f["field"]: f for f in error["fields"]}
+    assert fields["name"] == {"field": "name", "code": "empty", "message": "must not be empty"}
+    assert fields["baseUrl"]["code"] == "url_scheme"
+    assert fields["baseUrl"]["message"] == "must be an http:// or https:// URL with a host"
+    assert fields["contextLength"]["code"] == "greater_than_equal"
+    assert fields["contextLength"]["limit"] == 64000
+    assert fields["temperature"]["code"] == "less_than_equal"
+    assert fields["temperature"]["limit"] == 2
+
+
+async def test_a_missing_base_url_and_a_temperature_for_anthropic_are_named_on_their_fields(
+    client: httpx.AsyncClient,
+) -> None:
+    response = await client.post("/api/models", json={"name": "x", "modelName": "m"})
+    (field,) = response.json()["error"]["fields"]
+    assert (field["field"], field["code"]) == ("baseUrl", "base_url_required")
+    body = _body(provider="anthropic", temperature=0.5)
+    response = await client.post("/api/models", json=body)
+    (field,) = response.json()["error"]["fields"]
+    assert (field["field"], field["code"]) == ("temperature", "no_temperature")
+
+
 async def test_create_rejects_missing_fields(client: httpx.AsyncClient) -> None:
     response = await client.post("/api/models", json={"name": "x"})
     assert response.status_code == 422

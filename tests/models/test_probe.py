@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from agentchat.models.probe import NO_MODEL_ANSWER, probe
+from agentchat.models.probe import NO_MODEL_ANSWER, NOT_V1_HINT, probe
 from agentchat.models.service import ResolvedModel
 from tests.models.conftest import FakeProvider
 from tests.models.fake_provider import GOOD_KEY, unused_port
@@ -29,7 +29,7 @@ async def test_openai_compatible_endpoint_answers_ok(
     result = await _test(client, baseUrl=f"{fake_provider.url}/v1")
 
     assert result["ok"] is True
-    assert set(result) == {"ok", "latencyMs"}
+    assert set(result) == {"ok", "latencyMs"}  # no error, no code
     assert isinstance(result["latencyMs"], int) and result["latencyMs"] >= 0
     request = fake_provider.seen[-1]
     assert request["body"]["max_tokens"] == 1
@@ -55,6 +55,7 @@ async def test_unknown_model_reports_the_providers_words(
         "ok": False,
         "latencyMs": result["latencyMs"],
         "error": "HTTP 404: The model `nope` does not exist",
+        "code": "provider_error",
     }
 
 
@@ -87,7 +88,8 @@ async def test_plain_text_error_is_reported(
     client: httpx.AsyncClient, fake_provider: FakeProvider
 ) -> None:
     result = await _test(client, baseUrl=f"{fake_provider.url}/broken")
-    assert result["error"] == NO_MODEL_ANSWER  # a plain-text body is not echoed
+    assert result["error"] == NO_MODEL_ANSWER + NOT_V1_HINT  # a plain-text body is not echoed
+    assert result["code"] == "no_answer_without_v1"
 
 
 async def test_non_json_success_is_not_ok(
@@ -95,7 +97,7 @@ async def test_non_json_success_is_not_ok(
 ) -> None:
     result = await _test(client, baseUrl=f"{fake_provider.url}/html")
     assert result["ok"] is False
-    assert result["error"] == NO_MODEL_ANSWER
+    assert result["error"] == NO_MODEL_ANSWER + NOT_V1_HINT
 
 
 async def test_unreachable_endpoint_is_reported(client: httpx.AsyncClient) -> None:
@@ -104,6 +106,8 @@ async def test_unreachable_endpoint_is_reported(client: httpx.AsyncClient) -> No
 
     assert result["ok"] is False
     assert result["error"] == NO_MODEL_ANSWER  # closed port: the same words as a timeout
+    assert result["code"] == "no_answer"
+    assert "/v1" not in result["error"]  # it ends in /v1 already: no advice to end it so
 
 
 async def test_slow_endpoint_times_out(fake_provider: FakeProvider) -> None:
@@ -119,7 +123,7 @@ async def test_slow_endpoint_times_out(fake_provider: FakeProvider) -> None:
     result = await probe(target, timeout=0.3)
 
     assert result.ok is False
-    assert result.error == NO_MODEL_ANSWER
+    assert result.error == NO_MODEL_ANSWER + NOT_V1_HINT
     assert result.latency_ms >= 300
 
 

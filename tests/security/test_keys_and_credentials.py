@@ -26,7 +26,7 @@ from pydantic import SecretStr
 from agentchat.accounts.sign_in_sessions import MemorySessions
 from agentchat.app import create_app
 from agentchat.core.database import Database, make_engine
-from agentchat.models.probe import NO_MODEL_ANSWER
+from agentchat.models.probe import NO_MODEL_ANSWER, NOT_V1_HINT
 from agentchat.web.log_redact import AccessLogRedactor
 from agentchat.web.security import UnsafeBind, check_bind
 from tests.models.fake_provider import serve, unused_port
@@ -107,18 +107,19 @@ async def test_provider_errors_are_status_and_a_short_json_message(
     html = await _model(client, f"{url}/internal")
     page = (await client.post(f"/api/models/{html['id']}/test")).json()
     assert "Jenkins" not in page["error"] and "4711" not in page["error"]
-    assert page["error"] == NO_MODEL_ANSWER
+    assert page["error"] == NO_MODEL_ANSWER + NOT_V1_HINT
 
 
 async def test_the_test_does_not_tell_open_from_closed_ports(
     client: httpx.AsyncClient, provider: tuple[str, list[dict[str, Any]]]
 ) -> None:
     url, _ = provider
-    closed = await _model(client, f"http://127.0.0.1:{unused_port()}/v1")
+    closed = await _model(client, f"http://127.0.0.1:{unused_port()}/internal")
     open_but_not_a_model = await _model(client, f"{url}/internal")  # an HTML error page
-    first = (await client.post(f"/api/models/{closed['id']}/test")).json()["error"]
-    second = (await client.post(f"/api/models/{open_but_not_a_model['id']}/test")).json()["error"]
-    assert first == second == NO_MODEL_ANSWER
+    first = (await client.post(f"/api/models/{closed['id']}/test")).json()
+    second = (await client.post(f"/api/models/{open_but_not_a_model['id']}/test")).json()
+    assert first["error"] == second["error"] == NO_MODEL_ANSWER + NOT_V1_HINT
+    assert first["code"] == second["code"]  # the hint depends on the URL alone
 
 
 async def test_the_model_test_is_rate_limited(tmp_path: Path, database: Database) -> None:

@@ -1,11 +1,20 @@
 // fetch wrapper: JSON in and out, the API's error text as ApiError, bearer token on 401.
 import { ensureToken, authHeaders, forgetToken } from './auth'
 
+/** One refused field of a request (422): where, a stable code, the API's words, the bound. */
+export interface FieldError {
+  field: string
+  code: string
+  message: string
+  limit?: number | null
+}
+
 export class ApiError extends Error {
   constructor(
     message: string,
     readonly status: number,
     readonly code: string,
+    readonly fields: FieldError[] = [],
   ) {
     super(message)
     this.name = 'ApiError'
@@ -15,14 +24,16 @@ export class ApiError extends Error {
 async function errorFrom(response: Response): Promise<ApiError> {
   let code = 'http_' + response.status
   let message = `${response.status} ${response.statusText}`.trim()
+  let fields: FieldError[] = []
   try {
     const body = await response.json()
     if (body?.error?.message) message = String(body.error.message)
     if (body?.error?.code) code = String(body.error.code)
+    if (Array.isArray(body?.error?.fields)) fields = body.error.fields as FieldError[]
   } catch {
     /* not JSON: keep the status line */
   }
-  return new ApiError(message, response.status, code)
+  return new ApiError(message, response.status, code, fields)
 }
 
 /** fetch with the bearer token; asks for the token once when the API answers 401. */

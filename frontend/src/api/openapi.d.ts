@@ -1390,6 +1390,22 @@ export interface components {
             code: string;
             /** Message */
             message: string;
+            /** Fields */
+            fields?: components["schemas"]["FieldError"][] | null;
+        };
+        /**
+         * FieldError
+         * @description One refused field of a request body, for a form to show beside it.
+         */
+        FieldError: {
+            /** Field */
+            field: string;
+            /** Code */
+            code: string;
+            /** Message */
+            message: string;
+            /** Limit */
+            limit?: number | null;
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -1934,6 +1950,11 @@ export interface components {
             latencyMs: number;
             /** Error */
             error?: string | null;
+            /**
+             * Code
+             * @description Why it failed: no_answer, no_answer_without_v1 (the URL lacks the /v1 most servers have), provider_error (`error` holds the provider's words), host_refused
+             */
+            code?: string | null;
         };
         /**
          * ModelUpdate

@@ -60,6 +60,9 @@ export default {
     title: 'Models', add: 'Add model', edit: 'Edit model', name: 'Name', provider: 'Provider', baseUrl: 'Base URL',
     modelName: 'Model name', contextLength: 'Context length', isDefault: 'Default', apiKey: 'API key',
     apiKeyKeep: 'Leave empty to keep the stored key', apiKeyCleared: 'The stored key will be removed: it never goes to another host. Enter the key for the new host.', apiKeySet: 'stored (…{last4})', apiKeyNone: 'none', builtin: 'built-in',
+    demoName: 'Scripted demo model (offline, not a real LLM)', formError: 'The model was not saved: {message}',
+    testNoAnswer: 'No model API answered at this base URL: is the server running, and the URL right?', testNotV1: 'OpenAI-compatible servers usually end in /v1.',
+    testHostRefused: 'This server\'s host lists (AGENTCHAT_MODEL_HOSTS_ALLOW, _DENY) do not allow this address.',
     test: 'Test', testOk: 'The model answered in {ms} ms', testFailed: 'The model did not answer: {error}', delete: 'Delete', deleteConfirm: 'Delete the model "{name}"?', save: 'Save', cancel: 'Cancel', actions: 'Actions', saved: 'Saved',
   },
   tools: {
@@ -102,6 +105,14 @@ export default {
     sessionArchived: 'This chat is archived. Restore it to continue.',
     alreadyAnswered: 'This question already has an answer: regenerate it instead.',
     runFinished: 'The answer has already finished.',
+    field: {
+      empty: 'Must not be empty', control_characters: 'Must not contain control characters', spaces: 'Must not be empty or contain spaces',
+      url_scheme: 'Must be an http:// or https:// URL with a host', url_credentials: 'Must not contain a user name or password: put the key under API key',
+      url_query: 'Must not contain a query (?) or a fragment (#)', base_url_required: 'Needed for an OpenAI-compatible endpoint',
+      no_temperature: 'Anthropic models take no temperature', string_too_long: 'At most {limit} characters', greater_than_equal: 'At least {limit}',
+      less_than_equal: 'At most {limit}', greater_than: 'More than {limit}', less_than: 'Less than {limit}', int_parsing: 'Must be a whole number',
+      int_type: 'Must be a whole number', float_parsing: 'Must be a number', float_type: 'Must be a number', missing: 'Required',
+    },
   },
-  common: { confirm: 'Confirm', cancel: 'Cancel', yes: 'Yes', no: 'No', close: 'Close' },
+  common: { confirm: 'Confirm', cancel: 'Cancel', yes: 'Yes', no: 'No', close: 'Close', loading: 'Loading' },
 }

@@ -61,6 +61,9 @@ export default {
     title: '模型', add: '添加模型', edit: '编辑模型', name: '名称', provider: '提供方', baseUrl: 'Base URL',
     modelName: '模型名', contextLength: '上下文长度', isDefault: '默认', apiKey: 'API Key',
     apiKeyKeep: '留空则保留已存的 Key', apiKeyCleared: '已存的 Key 将被删除：它不会发往其他主机。请填写新主机的 Key。', apiKeySet: '已保存（…{last4}）', apiKeyNone: '无', builtin: '内置',
+    demoName: '脚本演示模型（离线，不是真正的大模型）', formError: '模型未保存：{message}',
+    testNoAnswer: '此 Base URL 上没有模型 API 响应：服务器是否在运行，URL 是否正确？', testNotV1: 'OpenAI 兼容的服务器地址通常以 /v1 结尾。',
+    testHostRefused: '本服务器的主机名单（AGENTCHAT_MODEL_HOSTS_ALLOW、_DENY）不允许此地址。',
     test: '测试', testOk: '模型已响应（{ms} 毫秒）', testFailed: '模型未响应：{error}', delete: '删除', deleteConfirm: '删除模型“{name}”？', save: '保存', cancel: '取消', actions: '操作', saved: '已保存',
   },
   tools: {
@@ -103,6 +106,14 @@ export default {
     sessionArchived: '该会话已归档。请先恢复再继续。',
     alreadyAnswered: '这个问题已有回答，请改用“重新生成”。',
     runFinished: '这条回答已经结束。',
+    field: {
+      empty: '不能为空', control_characters: '不能包含控制字符', spaces: '不能为空，也不能包含空格',
+      url_scheme: '必须是带主机名的 http:// 或 https:// 地址', url_credentials: '不能包含用户名或密码：请把密钥填在 API Key 里',
+      url_query: '不能包含查询（?）或片段（#）', base_url_required: 'OpenAI 兼容接口必须填写',
+      no_temperature: 'Anthropic 模型不接受温度参数', string_too_long: '最多 {limit} 个字符', greater_than_equal: '至少 {limit}',
+      less_than_equal: '最多 {limit}', greater_than: '必须大于 {limit}', less_than: '必须小于 {limit}', int_parsing: '必须是整数',
+      int_type: '必须是整数', float_parsing: '必须是数字', float_type: '必须是数字', missing: '必填',
+    },
   },
-  common: { confirm: '确定', cancel: '取消', yes: '是', no: '否', close: '关闭' },
+  common: { confirm: '确定', cancel: '取消', yes: '是', no: '否', close: '关闭', loading: '加载中' },
 }

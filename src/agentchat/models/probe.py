@@ -18,9 +18,10 @@ PROBE_TIMEOUT_S = 10.0
 ANTHROPIC_VERSION = "2023-06-01"
 _MAX_ERROR_CHARS = 300
 NO_MODEL_ANSWER = (
-    "No answer from a model API at this base URL (is it right? OpenAI-compatible servers "
-    "usually end in /v1)."
+    "No answer from a model API at this base URL: is the server running, and the URL right?"
 )
+# Said only of a URL that does not end in /v1 already (Anthropic's has no /v1: we add it).
+NOT_V1_HINT = " OpenAI-compatible servers usually end in /v1."
 _PROMPT = [{"role": "user", "content": "ping"}]
 
 
@@ -48,7 +49,23 @@ async def probe(
     except (httpx.HTTPError, httpx.InvalidURL, ValueError):  # ValueError: a host idna refuses
         error = NO_MODEL_ANSWER
     latency_ms = round((time.perf_counter() - started) * 1000)
-    return ModelTestResult(ok=error is None, latency_ms=latency_ms, error=_scrub(error, target))
+    code = _code(error, target)
+    if code == "no_answer_without_v1":
+        error = NO_MODEL_ANSWER + NOT_V1_HINT
+    return ModelTestResult(
+        ok=error is None, latency_ms=latency_ms, error=_scrub(error, target), code=code
+    )
+
+
+def _code(error: str | None, target: ResolvedModel) -> str | None:
+    """What went wrong, for the page's own words: no model API answered (and whether the URL
+    lacks the /v1 most servers have), the provider's own error, or a host the lists refuse."""
+    if error is None:
+        return None
+    if error != NO_MODEL_ANSWER:
+        return "provider_error" if error.startswith("HTTP ") else "host_refused"
+    lacks_v1 = target.provider != "anthropic" and not target.base_url.rstrip("/").endswith("/v1")
+    return "no_answer_without_v1" if lacks_v1 else "no_answer"
 
 
 async def _send(client: httpx.AsyncClient, target: ResolvedModel) -> httpx.Response:

@@ -11,9 +11,12 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
+    ValidationInfo,
     field_serializer,
+    field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from agentchat.core.clock import iso
 from agentchat.protocol.camel import CamelModel
@@ -43,21 +46,21 @@ NO_TEMPERATURE = frozenset({"anthropic"})
 
 def _printable(value: str) -> str:
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
-        raise ValueError("must not contain control characters")
+        raise PydanticCustomError("control_characters", "must not contain control characters")
     return value
 
 
 def _display_name(value: str) -> str:
     value = _printable(value.strip())
     if not value:
-        raise ValueError("must not be empty")
+        raise PydanticCustomError("empty", "must not be empty")
     return value
 
 
 def _model_name(value: str) -> str:
     value = value.strip()
     if not value or any(ch.isspace() for ch in value):
-        raise ValueError("must be non-empty and contain no spaces")
+        raise PydanticCustomError("spaces", "must be non-empty and contain no spaces")
     return _printable(value)
 
 
@@ -65,11 +68,13 @@ def _base_url(value: str) -> str:
     value = _printable(value.strip()).rstrip("/")
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError("must be an http:// or https:// URL with a host")
+        raise PydanticCustomError("url_scheme", "must be an http:// or https:// URL with a host")
     if parts.username is not None or parts.password is not None:
-        raise ValueError("must not contain credentials; put the key in apiKey")
+        raise PydanticCustomError(
+            "url_credentials", "must not contain credentials; put the key in apiKey"
+        )
     if parts.query or parts.fragment:
-        raise ValueError("must not contain a query or fragment")
+        raise PydanticCustomError("url_query", "must not contain a query or fragment")
     return value
 
 
@@ -89,8 +94,10 @@ FallbackId = Annotated[int, Field(ge=1)]
 
 def check_temperature(provider: str, temperature: float | None) -> None:
     if temperature is not None and provider in NO_TEMPERATURE:
-        raise ValueError(
-            f"temperature cannot be set for {provider}: hermes-agent does not send it there"
+        raise PydanticCustomError(
+            "no_temperature",
+            "temperature cannot be set for {provider}: hermes-agent does not send it there",
+            {"provider": provider},
         )
 
 
@@ -99,7 +106,7 @@ class ModelCreate(CamelModel):
 
     name: Name
     provider: Provider = "openai-compatible"
-    base_url: BaseUrl | None = None
+    base_url: BaseUrl | None = Field(default=None, validate_default=True)
     model_name: ModelName
     api_key: ApiKey | None = None
     context_length: ContextLength = DEFAULT_CONTEXT_LENGTH
@@ -111,15 +118,26 @@ class ModelCreate(CamelModel):
     # May be chosen to write chats' summaries (context compression).
     can_summarize: StrictBool = False
 
-    @model_validator(mode="after")
-    def _consistent(self) -> ModelCreate:
-        check_temperature(self.provider, self.temperature)
-        if self.base_url is None:
-            default = DEFAULT_BASE_URLS.get(self.provider)
-            if default is None:
-                raise ValueError("baseUrl is required for an OpenAI-compatible endpoint")
-            self.base_url = default
-        return self
+    # Checked on their fields (a refusal names the field); `provider` is validated before them.
+    @field_validator("base_url", mode="after")
+    @classmethod
+    def _endpoint_or_default(cls, value: str | None, info: ValidationInfo) -> str | None:
+        provider = info.data.get("provider")
+        if value is not None or provider is None:
+            return value
+        default = DEFAULT_BASE_URLS.get(provider)
+        if default is None:
+            raise PydanticCustomError(
+                "base_url_required", "baseUrl is required for an OpenAI-compatible endpoint"
+            )
+        return default
+
+    @field_validator("temperature", mode="after")
+    @classmethod
+    def _temperature_is_sent(cls, value: float | None, info: ValidationInfo) -> float | None:
+        if "provider" in info.data:
+            check_temperature(info.data["provider"], value)
+        return value
 
     @property
     def endpoint(self) -> str:
@@ -192,3 +210,8 @@ class ModelTestResult(CamelModel):
     ok: bool
     latency_ms: int
     error: str | None = None
+    code: str | None = Field(
+        default=None,
+        description="Why it failed: no_answer, no_answer_without_v1 (the URL lacks the /v1 most "
+        "servers have), provider_error (`error` holds the provider's words), host_refused",
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from pydantic_core import PydanticCustomError
 from sqlalchemy import case, false, func, select, true, update
 from sqlalchemy.orm import Session
 
@@ -136,8 +137,9 @@ def update_model(
         setattr(row, name, value)
     try:
         check_temperature(row.provider, row.temperature)
-    except ValueError as exc:
-        raise Invalid(str(exc)) from exc
+    except PydanticCustomError as exc:
+        field = {"field": "temperature", "code": exc.type, "message": str(exc)}
+        raise Invalid(str(exc), fields=[field]) from exc
     session.flush()
     if is_default:
         _make_default(session, row)

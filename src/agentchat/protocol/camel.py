@@ -16,9 +16,19 @@ class CamelModel(BaseModel):
     )
 
 
+class FieldError(BaseModel):
+    """One refused field of a request body, for a form to show beside it."""
+
+    field: str  # as the request named it: baseUrl, contextLength
+    code: str  # a stable word for the page's own text: empty, url_scheme, string_too_long...
+    message: str  # the same in English
+    limit: int | float | None = None  # the bound a too long or out-of-range value missed
+
+
 class ErrorDetail(BaseModel):
     code: str
     message: str
+    fields: list[FieldError] | None = None  # 422: each refused field, when they are known
 
 
 class ErrorBody(BaseModel):

@@ -6,10 +6,12 @@ on top (see `agentchat.web.error_handlers`)."""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic.alias_generators import to_camel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agentchat.protocol.errors import AppError
@@ -30,12 +32,43 @@ _HTTP_CODES = {
 }
 
 
-def _describe(errors: list[dict[str, object]]) -> str:
+_LIMITS = ("max_length", "min_length", "ge", "le", "gt", "lt")
+_VALUE_ERROR = "Value error, "  # pydantic's prefix to a plain ValueError's words
+
+
+def _location(err: dict[str, Any]) -> str:
+    """The field as the request names it (camelCase: a default checked on its own field is
+    located by its Python name)."""
+    parts = [p for p in err.get("loc", ()) if p not in ("body", "query", "path")]
+    return ".".join(to_camel(p) if isinstance(p, str) else str(p) for p in parts)
+
+
+def _words(err: dict[str, Any]) -> str:
+    return str(err.get("msg", "")).removeprefix(_VALUE_ERROR)
+
+
+def _describe(errors: list[dict[str, Any]]) -> str:
     parts = []
     for err in errors[:5]:
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")  # type: ignore[attr-defined]
-        parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+        loc = _location(err)
+        parts.append(f"{loc}: {_words(err)}" if loc else _words(err))
     return "; ".join(parts) or "invalid request"
+
+
+def _fields(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The refused fields: where, a stable code, the words, and the bound missed if any."""
+    fields = []
+    for err in errors:
+        field = _location(err)
+        if not field:
+            continue
+        entry: dict[str, Any] = {"field": field, "code": err.get("type"), "message": _words(err)}
+        ctx = err.get("ctx") or {}
+        limit = next((ctx[k] for k in _LIMITS if isinstance(ctx.get(k), int | float)), None)
+        if limit is not None:
+            entry["limit"] = limit
+        fields.append(entry)
+    return fields
 
 
 def unexpected_error(exc: Exception) -> JSONResponse:
@@ -52,8 +85,8 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [dict(e) for e in exc.errors()]
-        body = {"error": {"code": "invalid", "message": _describe(errors)}}
-        return JSONResponse(body, status_code=422)
+        detail = {"code": "invalid", "message": _describe(errors), "fields": _fields(errors)}
+        return JSONResponse({"error": detail}, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -107,3 +107,24 @@ function withoutIds(message: string): string {
     .replace(/\bmessage \d+\b/gi, 'this message')
     .replace(/\brun [0-9a-f]{16,}\b/gi, 'this answer')
 }
+
+interface FieldLike {
+  field: string
+  code: string
+  message: string
+  limit?: number | null
+}
+
+/** A refused request's fields, each in the page's words (the API's own for a code this page
+ * does not know): { baseUrl: 'Must be an http:// or https:// URL with a host' }. */
+export function fieldErrors(err: unknown): Record<string, string> {
+  const fields = (err && typeof err === 'object' && 'fields' in err ? (err as { fields: unknown }).fields : []) as FieldLike[]
+  const out: Record<string, string> = {}
+  for (const f of Array.isArray(fields) ? fields : []) {
+    if (out[f.field]) continue
+    const key = `errors.field.${f.code}`
+    const words = t(key, { limit: typeof f.limit === 'number' ? f.limit.toLocaleString() : '' })
+    out[f.field] = words === key ? sentence(f.message) : words
+  }
+  return out
+}
