@@ -23,3 +23,9 @@ describe('tool values', () => {
     expect(clampLines('a\nb', 3).clamped).toBe(false)
   })
 })
+
+describe('terminal colour codes', () => {
+  it('are taken out of text results, which stay text', () => {
+    expect(parseStructured('\x1b[1;31mFAILED\x1b[0m test_y\n\x1b[32m3 passed\x1b[0m')).toEqual({ json: false, text: 'FAILED test_y\n3 passed' })
+  })
+})

@@ -39,8 +39,8 @@ export default {
   },
   todo: { pending: 'pending', in_progress: 'in progress', completed: 'done', cancelled: 'cancelled' },
   memory: {
-    title: 'Memory', longTerm: 'Long-term memory', scope: 'The agent’s memory, shared by all chats: a change reaches every chat from its next answer.', memoryFile: 'Agent notes (MEMORY.md)', userFile: 'About you (USER.md)',
-    save: 'Save', saved: 'Memory saved', shortTerm: 'Recent tools', recentHint: 'Tool calls of the recent answers, newest first', refresh: 'Refresh', noTools: 'No tool calls yet', toolError: 'error', noResult: 'no result', arguments: 'Arguments', result: 'Result', trimmed: 'Shortened; {chars} characters in all', history: 'Compression history', noHistory: 'No compaction yet', stats: 'Statistics',
+    title: 'Memory', longTerm: 'Memory', scope: 'The agent’s memory, shared by all chats: a change reaches every chat from its next answer.', memoryFile: 'Agent notes (MEMORY.md)', userFile: 'About you (USER.md)',
+    save: 'Save', saved: 'Memory saved', shortTerm: 'Recent tools', recentHint: 'Tool calls of the recent answers, newest first', refresh: 'Refresh', noTools: 'No tool calls yet', toolError: 'error', noResult: 'no result', arguments: 'Arguments', result: 'Result', trimmed: 'Shortened; {chars} characters in all', history: 'Compactions', noHistory: 'No compaction yet', stats: 'Statistics',
     memoryPlaceholder: 'Notes the agent keeps for every chat, one entry per paragraph…', userPlaceholder: 'What the agent should know about you…', overLimit: '{file} holds {chars} characters; at most {limit} fit. Shorten it to save.',
     unavailable: 'Memory is not available: {message}', chars: '{chars} / {limit} characters',
     statsLabels: { messages: 'Messages', activeBranchMessages: 'Messages on this branch', compressions: 'Compactions', lastCompressionAt: 'Last compaction', runs: 'Replies', toolCalls: 'Tool calls', context: 'Context window (after the latest answer)',

@@ -41,7 +41,7 @@ export default {
   todo: { pending: '待办', in_progress: '进行中', completed: '已完成', cancelled: '已取消' },
   memory: {
     title: '记忆', longTerm: '长期记忆', scope: 'Agent 的记忆，所有对话共享：修改从每个对话的下一次回答起生效。', memoryFile: 'Agent 笔记（MEMORY.md）', userFile: '关于你（USER.md）',
-    save: '保存', saved: '记忆已保存', shortTerm: '最近工具调用', recentHint: '最近几轮回答中的工具调用，最新的在前', refresh: '刷新', noTools: '还没有工具调用', toolError: '出错', noResult: '无结果', arguments: '参数', result: '结果', trimmed: '已截断；共 {chars} 个字符', history: '压缩历史', noHistory: '尚未压缩', stats: '会话统计',
+    save: '保存', saved: '记忆已保存', shortTerm: '最近工具', recentHint: '最近几轮回答中的工具调用，最新的在前', refresh: '刷新', noTools: '还没有工具调用', toolError: '出错', noResult: '无结果', arguments: '参数', result: '结果', trimmed: '已截断；共 {chars} 个字符', history: '压缩历史', noHistory: '尚未压缩', stats: '会话统计',
     memoryPlaceholder: 'Agent 为所有对话保存的笔记，每段一条…', userPlaceholder: 'Agent 应了解的关于你的信息…', overLimit: '{file}有 {chars} 个字符，最多只能 {limit} 个。请删减后再保存。',
     unavailable: '无法读取记忆：{message}', chars: '{chars} / {limit} 字符',
     statsLabels: { messages: '消息数', activeBranchMessages: '当前分支消息数', compressions: '压缩次数', lastCompressionAt: '最近压缩时间', runs: '回复次数', toolCalls: '工具调用次数', context: '上下文窗口（最近回答后）',

@@ -1,4 +1,6 @@
 // Tool arguments and results for display: parsed when they are JSON, previewed on one line.
+// Terminal colour codes (a test run's red FAILED) are taken out: a page shows them as boxes.
+import stripAnsi from 'strip-ansi'
 
 export type Parsed = { json: true; value: unknown } | { json: false; text: string }
 
@@ -15,7 +17,7 @@ export function parseStructured(value: unknown): Parsed {
       /* not JSON: shown as text */
     }
   }
-  return { json: false, text }
+  return { json: false, text: stripAnsi(text) }
 }
 
 function short(value: unknown): string {
