@@ -31,9 +31,10 @@ OWN_SIGN_IN = {
     ("GET", "/api/auth/oidc/start"),
     ("GET", "/api/auth/oidc/callback"),
 }
-# Path parameters that name no one's object: skills are the server's, invitation tokens are
-# the public door (unknown ones answer 404 below anyway).
-UNOWNED = {"folder_name", "token"}
+# Path parameters that name no one's object: skills and MCP servers are the server's (the
+# Tools page is an administrator's), invitation tokens are the public door (unknown ones
+# answer 404 below anyway).
+UNOWNED = {"folder_name", "token", "server_id"}
 
 
 @pytest.fixture
