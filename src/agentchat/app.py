@@ -13,11 +13,13 @@ from agentchat.chat.router import router as chat_router
 from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings, get_settings
+from agentchat.core.undumpable import make_undumpable
 from agentchat.lifecycle import lifespan
 from agentchat.mcp_servers.router import router as mcp_router
 from agentchat.models.router import router as models_router
 from agentchat.runs.http.router import router as runs_router
 from agentchat.skills.router import router as skills_router
+from agentchat.web.agent_refusal import refuse_agents
 from agentchat.web.error_handlers import install_api_error_handlers
 from agentchat.web.frontend import STATIC_DIR, mount_frontend
 from agentchat.web.health import router as health_router
@@ -49,7 +51,9 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
 
 
 def create_served_app(settings: Settings | None = None) -> ASGIApp:
-    """The app as `agentchat serve` puts it on a socket: without a token, only the user of this
-    machine that runs it gets in (web.own_user)."""
+    """The app as `agentchat serve` puts it on a socket: the agent's own programs never get in
+    (web.agent_refusal), and without a token only the user of this machine that runs it
+    (web.own_user); its environment stays its own (core.undumpable)."""
     settings = settings or get_settings()
-    return guard_own_user(create_app(settings), settings)
+    make_undumpable()
+    return refuse_agents(guard_own_user(create_app(settings), settings))

@@ -2,8 +2,9 @@
 once, Allow for this chat, Deny), no free-text answer (the bridge takes any other text for a
 denial), the command shown as code, and the question and buttons in the page's language.
 
-This module runs its own API and bridge that allow the `terminal` toolset (the shared stack's
-agent has no command tools), on a database of its own."""
+This module runs its own API and bridge that allow the `terminal` and `browser` toolsets (the
+shared stack's agent has no command tools), on a database of its own. Where those are switched
+on, the page says what they reach on the server's machine (issue 33)."""
 
 from __future__ import annotations
 
@@ -17,15 +18,19 @@ from playwright.sync_api import Browser, expect
 from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
-from tests.e2e.pages import last_assistant, open_chat, send, tid, wait_finished
+from tests.e2e.pages import last_assistant, open_chat, send, settled_box, tid, wait_finished
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import SIZES, PageFactory, page_factory, run_axe
+from tests.e2e.ui_support import SIZES, PageFactory, page_factory, run_axe, sideways_overflow
 from tests.support.databases import fresh_database_url, worker_tag
 from tests.support.servers import serve_app, start_bridge
 
 pytestmark = pytest.mark.e2e
 
-TOOLSETS = "clarify,todo,terminal"
+TOOLSETS = "clarify,todo,terminal,browser"
+REFUSED = {
+    "en": "requests to Agent Chat itself are refused",
+    "zh": "对 Agent Chat 本身的请求会被拒绝",
+}
 CHOICES = {
     "en": ["Allow once", "Allow for this chat", "Deny"],
     "zh": ["允许一次", "在本对话中允许", "拒绝"],
@@ -104,3 +109,30 @@ def test_a_dangerous_command_is_allowed_or_denied_with_buttons_only(
     wait_finished(reply, "SUCCESS")
     expect(tid(reply, "clarify-answered")).to_contain_text(CHOICES[locale][2])
     assert (target / "inside").is_dir()  # denied: nothing was deleted
+
+
+@pytest.mark.parametrize(
+    ("locale", "size", "scheme"), [("en", "desktop", "dark"), ("zh", "phone", "light")]
+)
+def test_the_page_says_what_toolsets_acting_on_the_machine_reach(
+    make_page: PageFactory, screenshots: Path, locale: str, size: str, scheme: str
+) -> None:
+    page = make_page(SIZES[size], scheme, storage={"agentchat.locale": locale})
+    open_chat(page)
+    button = tid(page, "toolsets")
+    expect(tid(button, "host-toolsets-mark")).to_be_visible()
+    button.click()
+    warnings = tid(page, "host-toolset-warning")
+    expect(warnings).to_have_count(2)  # terminal and browser; clarify and todo say nothing
+    expect(warnings.nth(1)).to_contain_text(REFUSED[locale])
+    expect(warnings.nth(0)).to_contain_text("Agent Chat")
+    settled_box(warnings.nth(1))  # the popover has faded in
+    assert sideways_overflow(page) == 0
+    page.screenshot(path=screenshots / f"host-toolsets-{locale}-{size}-{scheme}.png")
+    assert run_axe(page) == []
+
+    choice = tid(page, "toolsets-choice")
+    for name in ("terminal", "browser"):  # this chat narrows them away
+        choice.get_by_text(name, exact=True).click()
+    expect(tid(button, "host-toolsets-mark")).to_have_count(0)
+    expect(warnings).to_have_count(2)  # still said beside the boxes that would switch them on

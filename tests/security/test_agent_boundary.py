@@ -175,6 +175,21 @@ async def test_a_bridge_started_with_the_shared_env_file_leaks_none_of_it(
     assert "AGENTCHAT_BRIDGE_SECRET" not in printed
 
 
+async def test_the_agent_cannot_call_its_bridge_over_tcp_even_with_its_secret(
+    managing_client: BridgeClient, managing_bridge: BridgeProcess, scripted_model: str
+) -> None:
+    """Issue 34, finding 2: with the bridge's secret (bridge.json is readable to the bridge's
+    user) the agent could answer its own approval at the bridge. A bridge on a TCP port (the
+    systemd units) refuses its own agent's programs as the local one does."""
+    auth = f"Authorization: Bearer {managing_bridge.secret}"
+    command = f"curl -s -H '{auth}' {managing_bridge.url}/runs; echo; echo EXIT=$?"
+    printed = _answer(
+        await run_turn(managing_client, scripted_model, _tool("terminal", {"command": command}))
+    )
+    assert "agent_process" in printed, printed
+    assert '"runId"' not in printed
+
+
 async def test_a_request_may_narrow_the_toolsets(
     managing_client: BridgeClient, scripted_model: str
 ) -> None:

@@ -13,6 +13,12 @@ export default {
   chat: {
     placeholderAnswer: 'Answer the agent\'s question… (Enter answers, Shift+Enter for a new line)', placeholderAnswerShort: 'Answer the agent\'s question…', answer: 'Answer', answerHint: 'Send this as your answer to the agent\'s question',
     toolsets: 'Tools: {list}', noToolsets: 'none', mcpServers: 'MCP servers (this chat)', summariesBy: 'Summaries written by', ownModelSummaries: 'this chat\'s model', mcpAllowed: 'MCP server {server}: every call', toolsetsHint: 'Toolsets the agent may use (AGENTCHAT_AGENT_TOOLSETS)',
+    hostToolsets: {
+      terminal: 'Runs commands as the server\'s operating-system user: it can read and change everything that user can (the chats\' database too) and reach the network. Its programs may not use Agent Chat itself.',
+      code_execution: 'Runs code as the server\'s operating-system user: it can read and change everything that user can and reach the network. Its programs may not use Agent Chat itself.',
+      browser: 'Its browser runs as the server\'s operating-system user and reaches what that machine reaches, internal services included. Its requests to Agent Chat itself are refused.'
+    },
+    hostToolsetsMark: 'includes tools that act on the server\'s machine',
     empty: 'Ask the agent anything.', pick: 'Pick a chat on the left or start a new one.', pickNarrow: 'Ask below to start a new chat, or open the chat list (☰) to pick one.', archivedNotice: 'This chat is archived. Restore it to ask more.',
     placeholder: 'Ask a question… (Enter sends, Shift+Enter for a new line)', send: 'Send', steer: 'Guide', steerHint: 'Send this to the running agent: it reads it after its current step, without stopping', stop: 'Stop',
     exportMd: 'Export Markdown', exportJson: 'Export JSON', exportMdAll: 'Markdown, all versions', exportJsonAll: 'JSON, all versions', export: 'Export', reset: 'Reset session',

@@ -13,6 +13,12 @@ export default {
   chat: {
     placeholderAnswer: '回答 Agent 的问题…（Enter 发送回答，Shift+Enter 换行）', placeholderAnswerShort: '回答 Agent 的问题…', answer: '回答', answerHint: '把这段文字作为对 Agent 问题的回答发送',
     toolsets: '工具：{list}', noToolsets: '无', mcpServers: 'MCP 服务器（本对话）', summariesBy: '摘要由此模型撰写', ownModelSummaries: '本对话的模型', mcpAllowed: 'MCP 服务器 {server}：所有调用', toolsetsHint: 'Agent 可用的工具集（AGENTCHAT_AGENT_TOOLSETS）',
+    hostToolsets: {
+      terminal: '以服务器的操作系统用户身份运行命令：该用户能读写的一切它都能读写（包括对话数据库），也能访问网络。它启动的程序不能使用 Agent Chat 本身。',
+      code_execution: '以服务器的操作系统用户身份运行代码：该用户能读写的一切它都能读写，也能访问网络。它启动的程序不能使用 Agent Chat 本身。',
+      browser: '它的浏览器以服务器的操作系统用户身份运行，能访问这台机器能访问的一切，包括内部服务。它对 Agent Chat 本身的请求会被拒绝。'
+    },
+    hostToolsetsMark: '包含在服务器上执行操作的工具',
     empty: '向 Agent 提问吧。', pick: '在左侧选择一个会话，或新建会话。', pickNarrow: '在下方提问即可新建会话，或打开会话列表（☰）选择一个。', archivedNotice: '该会话已归档。恢复后才能继续提问。',
     placeholder: '输入问题…（Enter 发送，Shift+Enter 换行）', send: '发送', steer: '引导', steerHint: '发给正在运行的 Agent：它在当前步骤之后读取，不会中断', stop: '停止',
     exportMd: '导出 Markdown', exportJson: '导出 JSON', exportMdAll: 'Markdown（全部版本）', exportJsonAll: 'JSON（全部版本）', export: '导出', reset: '重置会话',

@@ -20,7 +20,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from agentchat.accounts.gate import AccountsGate
 from agentchat.core.settings import Settings
-from agentchat.web import socket_owner
+from agentchat.peers import socket_owner
 from agentchat.web.asgi import send_error
 from agentchat.web.auth import configured_token
 

@@ -18,11 +18,13 @@ from typing import Any
 from fastapi import FastAPI
 
 from agentchat import __version__
+from agentchat.bridge.guards import own_processes
 from agentchat.bridge.guards.request_policy import BridgeMisconfigured, check_secret
 from agentchat.bridge.hermes.home import install_bridge_log, prepare_home
 from agentchat.bridge.server import allocator
 from agentchat.bridge.server.home_lock import HomeTaken, hold_home
 from agentchat.bridge.server.orphan import Liveness, exit_when_orphaned
+from agentchat.bridge.server.peer_guard import AgentRefusingProtocol
 from agentchat.bridge.server.routes import public, router
 from agentchat.bridge.server.service import BridgeService
 from agentchat.bridge.settings import BridgeSettings
@@ -88,6 +90,8 @@ def main(
     import uvicorn
 
     allocator.limit_arenas()  # before any thread allocates (allocator.py)
+    own_processes.keep_the_agents_programs()
+    own_processes.no_ptrace_for_programs()
     overrides: dict[str, Any] = {k: v for k, v in extra.items() if v is not None}
     if hermes_home is not None:
         overrides["hermes_home"] = hermes_home
@@ -103,7 +107,10 @@ def main(
     except HomeTaken as exc:
         print(f"agentchat bridge: {exc}", file=sys.stderr)
         raise SystemExit(HOME_TAKEN_EXIT) from exc
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", http=AgentRefusingProtocol
+    )
+    server = uvicorn.Server(config)
     stop.server = server
     listening = [unix_listener(uds)] if uds is not None else None  # after the home is ours
     try:

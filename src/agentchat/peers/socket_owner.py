@@ -16,6 +16,7 @@ import ipaddress
 import socket
 import struct
 from pathlib import Path
+from typing import NamedTuple
 
 Address = tuple[str, int]
 PROC_NET = Path("/proc/net")
@@ -45,9 +46,23 @@ def supported() -> bool:
         return False
 
 
+class Holder(NamedTuple):
+    """An open socket on this machine: its owner's uid and its inode (the `socket:[inode]`
+    that /proc/<pid>/fd of each process holding it shows)."""
+
+    uid: int
+    inode: int
+
+
 def socket_owner(client: Address, server: Address) -> int | None:
     """The uid of the open socket at `client` connected to `server`; None when there is none
     (another machine, a socket already closed) or the system does not say."""
+    holder = socket_holder(client, server)
+    return None if holder is None else holder.uid
+
+
+def socket_holder(client: Address, server: Address) -> Holder | None:
+    """The open socket at `client` connected to `server`, as socket_owner finds it."""
     try:
         return _ask_netlink(client, server)
     except OSError:
@@ -59,7 +74,7 @@ def _diag_socket() -> socket.socket:
     return socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, _NETLINK_SOCK_DIAG)
 
 
-def _ask_netlink(client: Address, server: Address) -> int | None:
+def _ask_netlink(client: Address, server: Address) -> Holder | None:
     local, remote = ipaddress.ip_address(client[0]), ipaddress.ip_address(server[0])
     family = socket.AF_INET6 if local.version == 6 else socket.AF_INET
     body = _REQUEST.pack(
@@ -81,11 +96,11 @@ def _ask_netlink(client: Address, server: Address) -> int | None:
         raise OSError(code, "sock_diag refused the look-up")
     reply = _REPLY.unpack_from(answer, _HEADER.size)
     state, uid, inode = reply[1], reply[-2], reply[-1]
-    return uid if state in CONNECTED_STATES and inode else None
+    return Holder(uid, inode) if state in CONNECTED_STATES and inode else None
 
 
 # ── /proc/net/tcp ───────────────────────────────────────────────────────────────────────
-def _read_proc(client: Address, server: Address) -> int | None:
+def _read_proc(client: Address, server: Address) -> Holder | None:
     for table, local, remote in _row_keys(client, server):
         try:
             rows = (PROC_NET / table).read_bytes()
@@ -97,7 +112,7 @@ def _read_proc(client: Address, server: Address) -> int | None:
     return None
 
 
-def _owner_in(rows: bytes, local: bytes, remote: bytes) -> int | None:
+def _owner_in(rows: bytes, local: bytes, remote: bytes) -> Holder | None:
     at = rows.find(b" " + local + b" " + remote + b" ")
     if at < 0:
         return None
@@ -106,7 +121,8 @@ def _owner_in(rows: bytes, local: bytes, remote: bytes) -> int | None:
     fields = rows[start : end if end >= 0 else len(rows)].split()
     if len(fields) <= 9 or int(fields[3], 16) not in CONNECTED_STATES or fields[9] == b"0":
         return None
-    return int(fields[7])  # fields: sl local remote st queues timer retransmits uid timeout inode
+    # fields: sl local remote st queues timer retransmits uid timeout inode
+    return Holder(int(fields[7]), int(fields[9]))
 
 
 def _row_keys(client: Address, server: Address) -> list[tuple[str, bytes, bytes]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agentchat.web import socket_owner
+from agentchat.peers import socket_owner
 
 pytestmark = pytest.mark.skipif(not socket_owner.supported(), reason="Linux /proc/net only")
 
