@@ -13,7 +13,6 @@ from agentchat.chat.router import router as chat_router
 from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings, get_settings
-from agentchat.core.undumpable import make_undumpable
 from agentchat.lifecycle import lifespan
 from agentchat.mcp_servers.router import router as mcp_router
 from agentchat.models.router import router as models_router
@@ -26,6 +25,7 @@ from agentchat.web.health import router as health_router
 from agentchat.web.info import router as info_router
 from agentchat.web.own_user import guard_own_user
 from agentchat.web.security import install_security
+from agentchat.web.undumpable import make_undumpable
 
 
 def create_app(settings: Settings | None = None, database: Database | None = None) -> FastAPI:
@@ -53,7 +53,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
 def create_served_app(settings: Settings | None = None) -> ASGIApp:
     """The app as `agentchat serve` puts it on a socket: the agent's own programs never get in
     (web.agent_refusal), and without a token only the user of this machine that runs it
-    (web.own_user); its environment stays its own (core.undumpable)."""
+    (web.own_user); its environment stays its own (web.undumpable)."""
     settings = settings or get_settings()
     make_undumpable()
     return refuse_agents(guard_own_user(create_app(settings), settings))
