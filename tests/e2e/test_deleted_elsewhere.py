@@ -59,3 +59,17 @@ def test_back_to_a_tab_whose_chat_was_deleted_elsewhere_says_so(
     expect_gone(page, session_id)
     page.get_by_role("button", name="Start a new chat").click()
     expect(tid(page, "composer-input")).to_have_value("half a thought")
+
+
+def test_a_chat_deleted_in_another_tab_is_gone_from_this_one_at_once(
+    page: Page, e2e_stack: E2EStack
+) -> None:
+    session_id = answered_chat(e2e_stack, "deleted in the next tab")
+    open_chat(page, session_id)
+    wait_finished(last_assistant(page), "SUCCESS")
+    other = page.context.new_page()  # a second tab of the same browser
+    open_chat(other, session_id)
+    tid(session_row(other, session_id), "session-delete").click()
+    other.get_by_role("dialog").get_by_role("button", name="Delete").click()
+    expect(session_row(other, session_id)).to_have_count(0)
+    expect_gone(page, session_id)  # no look back at the tab, no question sent

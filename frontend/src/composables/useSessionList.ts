@@ -8,6 +8,7 @@ import { ApiError } from '@/api/http'
 import { runsApi } from '@/api/runs'
 import type { Session } from '@/api/schema'
 import { notifyError } from '@/lib/browser/notify'
+import { tellOtherTabs } from '@/lib/browser/tabNews'
 import { isTerminal } from '@/lib/run/runState'
 import { useGlobalRuns, type RunPool } from './useGlobalRuns'
 
@@ -91,6 +92,7 @@ export function useSessionList(pool: RunPool = useGlobalRuns(), options: Session
     try {
       await chatApi.deleteSession(id)
       items.value = items.value.filter((s) => s.id !== id)
+      tellOtherTabs({ deleted: id })
       return true
     } catch (err) {
       notifyError(err)
@@ -137,6 +139,7 @@ export function useSessionList(pool: RunPool = useGlobalRuns(), options: Session
       try {
         await chatApi.deleteSession(id)
         items.value = items.value.filter((s) => s.id !== id)
+        tellOtherTabs({ deleted: id })
         return true
       } catch (err) {
         // the run's end is being stored: the server still counts it a moment
