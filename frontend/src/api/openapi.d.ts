@@ -269,6 +269,7 @@ export interface paths {
         /**
          * Edit Message
          * @description Edit a USER message into a new active version (no run starts; 422 for other roles).
+         *     It keeps the edited one's attachments unless `attachmentIds` names others (or none).
          */
         patch: operations["editMessage"];
         trace?: never;
@@ -1370,6 +1371,11 @@ export interface components {
             /** Length */
             length: number;
         };
+        /**
+         * Delivery
+         * @enum {string}
+         */
+        Delivery: "image" | "inline" | "excerpt" | "workspace";
         /** EditResult */
         EditResult: {
             /** Newmessageid */
@@ -1795,10 +1801,45 @@ export interface components {
             memory: components["schemas"]["MemoryFile"];
             user: components["schemas"]["MemoryFile"];
         };
+        /**
+         * MessageAttachmentPublic
+         * @description An attachment as its question carries it: `delivery` says how it reached the agent
+         *     (null until the question's first run): as an image it sees, its whole text in the
+         *     question, the beginning of its text (the agent had no file tools), or in the chat's
+         *     workspace for the agent's file tools.
+         */
+        MessageAttachmentPublic: {
+            /** Id */
+            id: number;
+            /** Sessionid */
+            sessionId: number;
+            /** Name */
+            name: string;
+            kind: components["schemas"]["Kind"];
+            /** Mediatype */
+            mediaType: string;
+            /** Size */
+            size: number;
+            /** Digest */
+            digest: string;
+            /** Width */
+            width: number | null;
+            /** Height */
+            height: number | null;
+            /** Textchars */
+            textChars: number | null;
+            /** Hasthumbnail */
+            hasThumbnail: boolean;
+            /** Createdat */
+            createdAt: string;
+            delivery: components["schemas"]["Delivery"] | null;
+        };
         /** MessageEdit */
         MessageEdit: {
             /** Content */
             content: string;
+            /** Attachmentids */
+            attachmentIds?: number[] | null;
         };
         /** MessagePage */
         MessagePage: {
@@ -1842,6 +1883,8 @@ export interface components {
             usage: components["schemas"]["Usage"] | null;
             /** Logs */
             logs: components["schemas"]["LogPublic"][];
+            /** Attachments */
+            attachments: components["schemas"]["MessageAttachmentPublic"][];
         };
         /**
          * MessageRole
@@ -1895,6 +1938,8 @@ export interface components {
              * @default false
              */
             canSummarize?: boolean;
+            /** Vision */
+            vision?: boolean | null;
         };
         /** ModelPublic */
         ModelPublic: {
@@ -1930,6 +1975,13 @@ export interface components {
              * @default false
              */
             canSummarize: boolean;
+            /** Vision */
+            vision: boolean | null;
+            /**
+             * Seesimages
+             * @default false
+             */
+            seesImages: boolean;
             /** Hasapikey */
             hasApiKey: boolean;
             /** Apikeylast4 */
@@ -1986,6 +2038,8 @@ export interface components {
             isDefault?: boolean | null;
             /** Cansummarize */
             canSummarize?: boolean | null;
+            /** Vision */
+            vision?: boolean | null;
         };
         /** PasswordChange */
         PasswordChange: {
@@ -2110,6 +2164,8 @@ export interface components {
             toolsets?: string[] | null;
             /** Mcpservers */
             mcpServers?: string[] | null;
+            /** Attachmentids */
+            attachmentIds?: number[] | null;
         };
         /** RunStarted */
         RunStarted: {

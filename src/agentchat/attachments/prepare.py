@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agentchat.attachments import processing
 from agentchat.attachments.kinds import Kind
-from agentchat.attachments.limits import INLINE_MAX_CHARS
+from agentchat.attachments.limits import EXCERPT_CHARS, INLINE_MAX_CHARS
 from agentchat.attachments.names import safe_name
 from agentchat.attachments.sniff import (
     DOCUMENTS,
@@ -94,11 +94,11 @@ def _text(spooled: Spooled, raw_name: str | None) -> Prepared:
 
 
 def _short_text(path: Path, chars: int) -> str | None:
-    """The whole text when it may go into a question (a BOM left out)."""
-    if chars > INLINE_MAX_CHARS:
-        return None
-    with contextlib.suppress(UnicodeDecodeError):
-        return path.read_text(encoding="utf-8-sig")
+    """The whole text when it may go into a question, else its first EXCERPT_CHARS (for an
+    agent without file tools); a BOM left out."""
+    keep = chars if chars <= INLINE_MAX_CHARS else EXCERPT_CHARS
+    with contextlib.suppress(UnicodeDecodeError), path.open(encoding="utf-8-sig") as text:
+        return text.read(keep)
     return None
 
 

@@ -93,7 +93,8 @@ class ChatAttachment(Base):
         BigId, ForeignKey("attachment_blob.id", ondelete="CASCADE")
     )
     text_chars: Mapped[int | None] = mapped_column(Integer)
-    # The whole text when it is short enough to go into a question (attachments.limits)
+    # The whole text when it is short enough to go into a question, else its beginning
+    # (attachments.limits: whole when text_chars <= INLINE_MAX_CHARS)
     inline_text: Mapped[str | None] = mapped_column(PackedText())
     thumbnail: Mapped[bytes | None] = mapped_column(SmallBytes)
     created_at: Mapped[datetime] = mapped_column(Timestamp, nullable=False, default=utcnow)
@@ -114,7 +115,7 @@ class MessageAttachment(Base):
         BigId, ForeignKey("chat_attachment.id", ondelete="CASCADE"), primary_key=True
     )
     position: Mapped[int] = mapped_column(Integer, nullable=False)
-    delivery: Mapped[str] = mapped_column(String(16), nullable=False)
+    delivery: Mapped[str] = mapped_column(String(16), nullable=False)  # "": not sent yet
 
     __table_args__ = (Index("idx_message_attachment_attachment", "attachment_id"),)
 

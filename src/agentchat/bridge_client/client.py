@@ -5,7 +5,7 @@ to those only)."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 from types import TracebackType
 from typing import Any, TypeVar
 from urllib.parse import urlencode
@@ -32,6 +32,7 @@ from agentchat.protocol.events import (
 )
 from agentchat.protocol.mcp import McpCheck, McpProbe, McpServerStatus, McpServerWire
 from agentchat.protocol.sse import aparse_chunks, dump_json
+from agentchat.protocol.workspace_files import FileList, MissingFiles, WorkspaceFile
 
 BridgeResult = RunEnd  # the turn's end, as the bridge sent it
 T = TypeVar("T")
@@ -170,6 +171,29 @@ class BridgeClient:
     ) -> MemoryView:
         body = {k: v for k, v in {"memory": memory, "user": user}.items() if v is not None}
         return _typed(_MEMORY, await self._call("PUT", _memory_path(session_id, user_id), body))
+
+    async def missing_files(self, session_id: str, files: list[WorkspaceFile]) -> list[str]:
+        """The paths of those attachments the session's workspace on this bridge lacks."""
+        body = FileList(files=files).model_dump(by_alias=True)
+        answer = await self._call("POST", f"/sessions/{session_id}/files/missing", body)
+        return MissingFiles.model_validate(answer).missing
+
+    async def put_file(
+        self, session_id: str, file: WorkspaceFile, chunks: AsyncIterator[bytes]
+    ) -> None:
+        """Stream one attachment into the session's workspace (never held whole)."""
+        params = {"path": file.path, "digest": file.digest, "size": str(file.size)}
+        try:
+            response = await self._http.put(
+                f"/sessions/{session_id}/files",
+                params=params,
+                content=chunks,
+                headers={"content-length": str(file.size)},
+            )
+        except httpx.HTTPError as exc:
+            raise _unreachable(self.base_url, exc) from exc
+        if response.status_code >= 400:
+            raise _http_error(response.status_code, response.text)
 
     async def health(self) -> dict[str, Any]:
         return await self._call("GET", "/health")

@@ -1,8 +1,8 @@
 """Rows to public shapes, reading what they need in a fixed number of statements.
 
 A page of sessions costs two statements (previews, run states; a third for sessions with no
-text near the end of their active branch); a page of messages two (sibling positions, logs),
-however many rows or however deep the tree.
+text near the end of their active branch); a page of messages three (sibling positions, logs,
+the questions' attachments), however many rows or however deep the tree.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, bindparam, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
+from agentchat.attachments.questions import publics_of as attachments_of
+from agentchat.attachments.schemas import MessageAttachmentPublic
 from agentchat.chat.enums import MessageRole
 from agentchat.chat.schemas import (
     DEFAULT_PAGE,
@@ -69,7 +71,7 @@ def _show_matches(db: Session, items: list[SessionPublic], q: str) -> None:
 
 
 def session_detail(db: Session, chat: ChatSession, limit: int = DEFAULT_PAGE) -> SessionDetail:
-    """The session and the last `limit` messages of its active branch (five statements)."""
+    """The session and the last `limit` messages of its active branch (six statements)."""
     messages = active_branch(db, chat.id, limit=limit + 1)
     return SessionDetail(
         session=session_publics(db, [chat])[0],
@@ -159,11 +161,18 @@ def message_publics(db: Session, messages: Sequence[ChatMessage]) -> list[Messag
         return []
     positions = sibling_positions(db, messages)
     logs = logs_by_message(db, [m.id for m in messages if m.role == MessageRole.ASSISTANT])
-    return [message_public(m, positions[m.id], logs.get(m.id, [])) for m in messages]
+    files = attachments_of(db, [m.id for m in messages if m.role == MessageRole.USER])
+    return [
+        message_public(m, positions[m.id], logs.get(m.id, []), files.get(m.id, []))
+        for m in messages
+    ]
 
 
 def message_public(
-    message: ChatMessage, position: Position, logs: list[LogPublic]
+    message: ChatMessage,
+    position: Position,
+    logs: list[LogPublic],
+    attachments: list[MessageAttachmentPublic] | None = None,
 ) -> MessagePublic:
     return MessagePublic(
         id=message.id,
@@ -184,6 +193,7 @@ def message_public(
         completed_at=message.completed_at,
         usage=usage_from_json(message.usage_json),
         logs=logs,
+        attachments=attachments or [],
     )
 
 

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, BackgroundTasks, Query, Response, status
 
+from agentchat.attachments import questions
 from agentchat.chat import export as exporter
 from agentchat.chat import sessions, tree
 from agentchat.chat.agent_forget import ForgetAgentDep
@@ -161,10 +162,17 @@ def activate_message(message: OwnedMessageDep, db: DbSession) -> ActivateResult:
 
 
 @router.patch("/messages/{message_id}", operation_id="editMessage")
-def edit_message(message: OwnedMessageDep, body: MessageEdit, db: DbSession) -> EditResult:
-    """Edit a USER message into a new active version (no run starts; 422 for other roles)."""
-    message = tree.edit_user_message(db, message.id, body.content)
-    return EditResult(new_message_id=message.id)
+def edit_message(
+    message: OwnedMessageDep, body: MessageEdit, db: DbSession, settings: SettingsDep
+) -> EditResult:
+    """Edit a USER message into a new active version (no run starts; 422 for other roles).
+    It keeps the edited one's attachments unless `attachmentIds` names others (or none)."""
+    edited = tree.edit_user_message(db, message.id, body.content)
+    kept = body.attachment_ids
+    if kept is None:
+        kept = questions.attachment_ids(db, message.id)
+    questions.link(db, edited.session_id, edited.id, kept, settings.max_attachments)
+    return EditResult(new_message_id=edited.id)
 
 
 router.include_router(attachment_router)

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, PlainSerializer, field_validator
 
+from agentchat.attachments.schemas import MessageAttachmentPublic
 from agentchat.chat.enums import MessageRole, MessageStatus, SessionStatus
 from agentchat.core.clock import iso
 from agentchat.events.log_lines import StoredMeta
@@ -149,6 +150,8 @@ class MessagePublic(CamelModel):
     completed_at: UtcDateTime | None
     usage: Usage | None = None
     logs: list[LogPublic] = Field(default_factory=list)
+    # A question's attachments, in order (images, files), and how each reached the agent
+    attachments: list[MessageAttachmentPublic] = Field(default_factory=list)
 
 
 class SessionDetail(CamelModel):
@@ -178,6 +181,8 @@ class ActivateResult(CamelModel):
 
 class MessageEdit(CamelModel):
     content: Content
+    # The attachments the new version carries, in order (omitted: the edited one's)
+    attachment_ids: list[int] | None = Field(default=None, max_length=100)
 
 
 class EditResult(CamelModel):

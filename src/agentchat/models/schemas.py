@@ -117,6 +117,8 @@ class ModelCreate(CamelModel):
     is_default: StrictBool = False
     # May be chosen to write chats' summaries (context compression).
     can_summarize: StrictBool = False
+    # Whether it sees images (null: the provider's default, `seesImages` in answers)
+    vision: StrictBool | None = None
 
     # Checked on their fields (a refusal names the field); `provider` is validated before them.
     @field_validator("base_url", mode="after")
@@ -147,7 +149,14 @@ class ModelCreate(CamelModel):
 
 
 NULLABLE_UPDATES = frozenset(
-    {"api_key", "max_output_tokens", "temperature", "reasoning_effort", "fallback_model_id"}
+    {
+        "api_key",
+        "max_output_tokens",
+        "temperature",
+        "reasoning_effort",
+        "fallback_model_id",
+        "vision",
+    }
 )
 
 
@@ -167,6 +176,7 @@ class ModelUpdate(CamelModel):
     fallback_model_id: FallbackId | None = None
     is_default: StrictBool | None = None
     can_summarize: StrictBool | None = None
+    vision: StrictBool | None = None
 
     @model_validator(mode="after")
     def _no_null_fields(self) -> ModelUpdate:
@@ -190,6 +200,8 @@ class ModelPublic(CamelModel):
     is_default: bool
     is_builtin: bool
     can_summarize: bool = False
+    vision: bool | None = None  # as set (null: the provider's default)
+    sees_images: bool = False  # what applies: images go to it as images
     has_api_key: bool
     api_key_last4: str | None
     # An administrator's model offered to everyone (false: the viewer's own private model).

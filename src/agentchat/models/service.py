@@ -17,6 +17,7 @@ from agentchat.models.crypto import KeyCipher
 from agentchat.models.hosts import check_host, host_problem
 from agentchat.models.schemas import ModelCreate, ModelPublic, ModelUpdate, check_temperature
 from agentchat.models.tables import AiModelConfig
+from agentchat.models.vision import sees_images
 from agentchat.protocol.errors import Conflict, Invalid, NotFound
 
 SCRIPTED_MODEL_NAME = "Scripted demo model (offline, not a real LLM)"
@@ -42,6 +43,7 @@ class ResolvedModel:
     temperature: float | None = None
     reasoning_effort: str | None = None
     fallback: ResolvedModel | None = None
+    sees_images: bool = False
 
 
 def list_models(session: Session, owner_id: int | None = None) -> list[AiModelConfig]:
@@ -75,6 +77,8 @@ def to_public(row: AiModelConfig, admin: bool = True) -> ModelPublic:
         is_default=row.is_default,
         is_builtin=row.is_builtin,
         can_summarize=row.can_summarize,
+        vision=row.vision,
+        sees_images=sees_images(row.provider, row.vision),
         has_api_key=bool(row.api_key_encrypted),
         api_key_last4=row.api_key_last4 if admin or not shared else None,
         shared=shared,
@@ -106,6 +110,7 @@ def create_model(
         is_default=False,
         is_builtin=builtin,
         can_summarize=data.can_summarize,
+        vision=data.vision,
         owner_id=owner_id,
     )
     if data.fallback_model_id is not None:
@@ -280,6 +285,7 @@ def _resolved(
         temperature=row.temperature,
         reasoning_effort=row.reasoning_effort,
         fallback=fallback,
+        sees_images=sees_images(row.provider, row.vision),
     )
 
 

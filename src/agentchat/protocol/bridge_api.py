@@ -11,6 +11,7 @@ from pydantic import Field
 from agentchat.protocol.camel import CamelModel
 from agentchat.protocol.mcp import McpSetup
 from agentchat.protocol.status import HeldState
+from agentchat.protocol.workspace_files import WorkspaceFile
 
 
 class ModelConfig(CamelModel):
@@ -26,6 +27,8 @@ class ModelConfig(CamelModel):
     temperature: float | None = Field(default=None, ge=0, le=2)
     reasoning_effort: str | None = None
     fallback: ModelConfig | None = None
+    # It sees images: hermes keeps a turn's image parts for it (else it strips them)
+    vision: bool = False
 
 
 class ModelHosts(CamelModel):
@@ -40,7 +43,8 @@ class RunRequest(CamelModel):
     run_id: str = Field(min_length=1, max_length=200)
     session_id: str = Field(min_length=1, max_length=200)
     system_prompt: str | None = None
-    user_message: str
+    # Text, or content parts when the question carries images (protocol.workspace_files)
+    user_message: str | list[dict[str, Any]]
     history: list[dict[str, Any]] = Field(default_factory=list)
     model: ModelConfig
     max_iterations: int = Field(default=30, ge=1, le=500)
@@ -62,6 +66,8 @@ class RunRequest(CamelModel):
     # The model that writes this chat's summaries when hermes compacts its context (None: the
     # chat's own model). The API refused one with a smaller context window.
     compression_model: ModelConfig | None = None
+    # The attachments of the question and of the history, in the chat's workspace
+    files: list[WorkspaceFile] = Field(default_factory=list, max_length=2000)
 
     def wire(self) -> dict[str, Any]:
         """The JSON body the API sends: the fields it set (the bridge keeps its defaults for

@@ -8,14 +8,18 @@ agent messages stored with each assistant turn after it. A RESET divider starts 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from agentchat.chat.enums import MessageRole, MessageStatus
 from agentchat.protocol.status import RunStatus
 
+# A question as the agent receives it: its text, or content parts when it carries images.
+Question = str | list[dict[str, Any]]
+
 
 class BranchMessage(Protocol):
+    id: int
     role: str
     status: str
     content: str
@@ -38,7 +42,7 @@ _SILENT_KEYS = {"reasoning": (None, ""), "finish_reason": ("stop",)}
 
 
 def compact_turn(
-    messages: list[dict[str, Any]], question: str, answer: str
+    messages: list[dict[str, Any]], question: Question, answer: str
 ) -> list[dict[str, Any]]:
     """The turn as stored: the question and the final answer replaced by references; empty
     when that is all it holds."""
@@ -65,7 +69,9 @@ def _plain(turn: list[dict[str, Any]]) -> bool:
     )
 
 
-def expand_turn(turn: list[dict[str, Any]], question: str, answer: str) -> list[dict[str, Any]]:
+def expand_turn(
+    turn: list[dict[str, Any]], question: Question, answer: str
+) -> list[dict[str, Any]]:
     """The stored turn with its references filled in again."""
     out = []
     for item in turn:
@@ -78,12 +84,16 @@ def expand_turn(turn: list[dict[str, Any]], question: str, answer: str) -> list[
     return out
 
 
-def history_for(branch: Iterable[BranchMessage]) -> list[dict[str, Any]]:
+def history_for(
+    branch: Iterable[BranchMessage], questions: Mapping[int, Question] | None = None
+) -> list[dict[str, Any]]:
     """History to send for a run that extends `branch` (oldest first, ending before the new
-    user message)."""
+    user message). `questions`: a question with attachments as the agent received it, by
+    message id (attachments.compose); others are their text."""
     history: list[dict[str, Any]] = []
     pending_user: dict[str, Any] | None = None
-    question = ""
+    question: Question = ""
+    composed = questions or {}
     for message in branch:
         if message.role == MessageRole.SYSTEM:
             if message.status == MessageStatus.RESET:
@@ -95,8 +105,8 @@ def history_for(branch: Iterable[BranchMessage]) -> list[dict[str, Any]]:
         elif message.role == MessageRole.USER:
             # A question with no answer under it (an edit whose run never started) is left
             # out: the agent never saw it, and hermes merges two user messages in a row.
-            pending_user = {"role": "user", "content": message.content}
-            question = message.content
+            question = composed.get(message.id, message.content)
+            pending_user = {"role": "user", "content": question}
         elif message.role == MessageRole.ASSISTANT:
             history.extend(_turn_as_shown(message, pending_user, question))
             pending_user = None
@@ -104,7 +114,7 @@ def history_for(branch: Iterable[BranchMessage]) -> list[dict[str, Any]]:
 
 
 def _turn_as_shown(
-    message: BranchMessage, pending_user: dict[str, Any] | None, question: str
+    message: BranchMessage, pending_user: dict[str, Any] | None, question: Question
 ) -> list[dict[str, Any]]:
     """What the page shows of one assistant turn, as agent messages.
 

@@ -4,11 +4,12 @@ in-process fake that speaks the same protocol."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Protocol
 
 from agentchat.protocol.bridge_api import HeldRun, MemoryView, RunRequest
 from agentchat.protocol.events import BridgeEvent
+from agentchat.protocol.workspace_files import WorkspaceFile
 
 
 class Bridge(Protocol):
@@ -38,6 +39,12 @@ class Bridge(Protocol):
     async def steer(self, run_id: str, text: str) -> None: ...
 
     async def reset(self, session_id: str) -> None: ...
+
+    async def missing_files(self, session_id: str, files: list[WorkspaceFile]) -> list[str]: ...
+
+    async def put_file(
+        self, session_id: str, file: WorkspaceFile, chunks: AsyncIterator[bytes]
+    ) -> None: ...
 
     async def get_memory(self, session_id: str, user_id: str | None = None) -> MemoryView: ...
 

@@ -23,6 +23,9 @@ class RunStart(CamelModel):
     toolsets: list[str] | None = Field(default=None, max_length=32)
     # Narrows the chat's MCP servers (those switched on that it did not turn off) for this run.
     mcp_servers: list[str] | None = Field(default=None, max_length=100)
+    # Attachments of the chat the new question carries, in order (uploaded before); a
+    # question with attachments may have no text.
+    attachment_ids: list[int] | None = Field(default=None, max_length=100)
 
 
 class RunStarted(CamelModel):

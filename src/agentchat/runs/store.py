@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import exists, func, select, text, update
 from sqlalchemy.orm import Session
 
+from agentchat.attachments import questions
 from agentchat.chat import tree
 from agentchat.chat.enums import MessageRole, MessageStatus, PauseStatus
 from agentchat.chat.sessions import get_session, live_runs, touch_session
@@ -17,7 +18,8 @@ from agentchat.core.clock import utcnow
 from agentchat.protocol.errors import Conflict, Invalid, NotFound, TooManyRequests
 from agentchat.protocol.status import RunStatus
 from agentchat.protocol.usage import Usage, usage_json
-from agentchat.runs.history import history_for
+from agentchat.protocol.workspace_files import WorkspaceFile
+from agentchat.runs.history import Question, history_for
 
 STALE_ERROR = "The server stopped while this answer was being written; regenerate to try again."
 SHUTDOWN_ERROR = "The server was shut down during this answer; the text so far is kept."
@@ -46,6 +48,12 @@ class RunPlan:
     hermes_session: str
     model_id: int | None
     skill_folder: str | None
+    # The question as the agent receives it when it carries attachments (else `user_text`)
+    user_content: Question | None = None
+
+    @property
+    def question(self) -> Question:
+        return self.user_content if self.user_content is not None else self.user_text
 
 
 def ensure_can_start(db: Session, session_id: int, max_active: int, max_waiting: int = 0) -> None:
@@ -123,7 +131,13 @@ def _counted(working: int, waiting: int, max_waiting: int) -> int:
 
 
 def user_message_for(
-    db: Session, session_id: int, text: str, parent_id: int | None, fields: dict[str, Any]
+    db: Session,
+    session_id: int,
+    text: str,
+    parent_id: int | None,
+    fields: dict[str, Any],
+    *,
+    may_be_empty: bool = False,
 ) -> ChatMessage:
     """The USER message a run answers: a fresh edited one named by parent_id, or a new one."""
     if parent_id is not None:
@@ -137,7 +151,7 @@ def user_message_for(
     else:
         leaf = tree.active_leaf(db, session_id)
         parent_id = leaf.id if leaf else None
-    if not text.strip():
+    if not text.strip() and not may_be_empty:
         raise Invalid("message: must not be empty")
     message = tree.append_message(
         db, session_id, parent_id, MessageRole.USER, text, MessageStatus.SENT, **fields
@@ -146,12 +160,17 @@ def user_message_for(
     return message
 
 
-def branch_history(db: Session, session_id: int, message: ChatMessage) -> list[dict[str, Any]]:
-    """History for a run answering `message`: its branch above it, as the agent saw it."""
+def branch_history(
+    db: Session, session_id: int, message: ChatMessage
+) -> tuple[list[dict[str, Any]], list[WorkspaceFile]]:
+    """History for a run answering `message`: its branch above it, as the agent saw it, and
+    the files its questions put in the chat's workspace."""
     if message.parent_id is None:
-        return []
+        return [], []
     above = _ancestors(db, message.parent_id)
-    return history_for(above)
+    asked = [(m.id, m.content) for m in above if m.role == MessageRole.USER]
+    contents, files = questions.composed(db, asked)
+    return history_for(above, contents), files
 
 
 def _ancestors(db: Session, message_id: int) -> list[ChatMessage]:

@@ -31,6 +31,7 @@ _VISIBLE = frozenset(
         "echo-tool-result",
         "echo-context",
         "echo-tools",
+        "echo-parts",
         "think-inline",
         "system-contains",
     }
@@ -198,6 +199,8 @@ def _pieces(directive: Directive, conversation: Conversation) -> Iterator[str] |
         return (f"t{i}" if i == 1 else f" t{i}" for i in range(1, to_int(arg) + 1))
     if name == "echo-tool-result":
         return split_words(conversation.latest_tool_result or "(no tool result)")
+    if name == "echo-parts":
+        return split_words("PARTS: " + " || ".join(conversation.user_parts))
     if name == "echo-tools":
         return split_words("TOOLS: " + " ".join(conversation.tool_names))
     if name == "echo-context":

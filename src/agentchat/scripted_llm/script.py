@@ -10,6 +10,8 @@ that user message.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +30,7 @@ KNOWN = frozenset(
         "echo-tool-result",
         "echo-context",
         "echo-tools",
+        "echo-parts",
         "usage",
         "fail",
         "stall",
@@ -81,6 +84,8 @@ class Conversation:
     nudged: bool = False  # hermes asked to continue a cut-off answer after the latest user
     system_text: str = ""
     tool_names: tuple[str, ...] = ()  # the functions the request offered the model
+    # Each real user message's content parts, described (`#echo-parts`), oldest first
+    user_parts: tuple[str, ...] = ()
 
 
 # --- messages ----------------------------------------------------------------------------
@@ -138,7 +143,32 @@ def read_conversation(
         nudged=any(message_text(m).lstrip().startswith("[System:") for m in nudges),
         system_text=message_text(system) if system else "",
         tool_names=tool_names(offered or []),
+        user_parts=tuple(describe_parts(messages[i]) for i in users),
     )
+
+
+def describe_parts(message: dict[str, Any]) -> str:
+    """`text` for text, `image/png:<sha256 of its bytes>` for an image sent as a data URL (the
+    URL itself for another), joined by " + "."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return "text"
+    return " + ".join(_part(p) for p in content if isinstance(p, dict))
+
+
+def _part(part: dict[str, Any]) -> str:
+    if part.get("type") != "image_url":
+        return str(part.get("type") or "part")
+    image = part.get("image_url")
+    url = str(image.get("url") if isinstance(image, dict) else image or "")
+    header, _, data = url.partition(",")
+    if not url.startswith("data:") or ";base64" not in header:
+        return f"image-url:{url[:200]}"
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except ValueError:
+        return "image:undecodable"
+    return f"{header[5:].split(';')[0]}:{hashlib.sha256(raw).hexdigest()}"
 
 
 def tool_names(tools: list[dict[str, Any]]) -> tuple[str, ...]:

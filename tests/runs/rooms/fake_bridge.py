@@ -4,13 +4,14 @@ and plays a script of steps into the sink, no subprocess, no model."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from agentchat.bridge_client.client import BridgeUnavailable
 from agentchat.protocol.bridge_api import HeldRun, MemoryView, RunRequest
 from agentchat.protocol.events import NODE_EVENT, BridgeEvent, ClarifyAnswered, RunEnd
+from agentchat.protocol.workspace_files import WorkspaceFile
 
 
 @dataclass
@@ -151,6 +152,15 @@ class FakeBridge:
 
     async def reset(self, session_id: str) -> None:
         self.resets.append(session_id)
+
+    async def missing_files(self, session_id: str, files: list[WorkspaceFile]) -> list[str]:
+        return [f.path for f in files]
+
+    async def put_file(
+        self, session_id: str, file: WorkspaceFile, chunks: AsyncIterator[bytes]
+    ) -> None:
+        async for _ in chunks:
+            pass
 
     async def get_memory(self, session_id: str, user_id: str | None = None) -> MemoryView:
         if self.memory_error is not None:

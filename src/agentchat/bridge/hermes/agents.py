@@ -184,6 +184,12 @@ def _stat(path: Path) -> tuple[int, int]:
     return (info.st_mtime_ns, info.st_size)
 
 
+def set_vision(slot: AgentSlot, sees_images: bool) -> None:
+    """Whether hermes sends this agent's image parts to its model. hermes asks its config.yaml
+    (one per process) and models.dev; the model's own setting in the API decides here."""
+    slot.agent._model_supports_vision = lambda: sees_images
+
+
 def set_context_length(slot: AgentSlot, spec: ModelSpec) -> None:
     """Apply the model config's context window and request options to this agent
     (config.yaml holds a default window)."""

@@ -20,15 +20,18 @@ from agentchat.bridge.hermes import (
     summary_usage,
 )
 from agentchat.bridge.hermes.agents import AgentSlot, ModelSpec
+from agentchat.bridge.hermes.attachments import TurnImages
 from agentchat.bridge.hermes.pool import AgentPool, pool_key
 from agentchat.bridge.hermes.translate import TurnTranslator
 from agentchat.bridge.live.registry import RunHandle
 from agentchat.bridge.mcp import gate as mcp_gate
 from agentchat.bridge.mcp.connections import McpConnections, Prepared
 from agentchat.bridge.mcp.media import cache_roots, media_of
+from agentchat.bridge.server import files as workspace_files
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.protocol.bridge_api import ModelConfig, RunRequest
 from agentchat.protocol.context_length import MIN_CONTEXT_LENGTH
+from agentchat.protocol.errors import Invalid
 from agentchat.protocol.events import RunEnd, Status
 from agentchat.protocol.host_policy import HostPolicy
 from agentchat.protocol.status import RunStatus
@@ -122,6 +125,7 @@ class TurnRunner:
         slot.watch = silence.SilenceWatch(self._settings.silence_limit_s)
         try:
             task_id = self._prepare(slot, request)
+            images = self._images(request)
             if not handle.attach(slot.agent):
                 return RunEnd(status=RunStatus.STOPPED)
             before = _usage_snapshot(slot.agent)
@@ -137,12 +141,13 @@ class TurnRunner:
                 summarizer.summarizing_with(self._summary_spec(request)),
             ):
                 result = slot.agent.run_conversation(
-                    request.user_message,
+                    images.inline(request.user_message),
                     system_message=slot.system_prompt,
-                    conversation_history=[dict(m) for m in request.history],
+                    conversation_history=[dict(m) for m in images.inline(request.history)],
                     task_id=task_id,
                 )
             end = self._run_end(handle, request, translator, result, before, slot)
+            end = end.model_copy(update={"messages": images.restore(end.messages)})
             usage = summary_usage.with_summary(end.usage, summary)
             held = [*approval.held(session_key), *calls.approval_keys()]
             return end.model_copy(update={"usage": usage, "approvals": held})
@@ -174,6 +179,7 @@ class TurnRunner:
             lambda: agents.build_agent(spec, request.session_id, toolsets, request.max_iterations),
         )
         agents.set_context_length(slot, spec)
+        agents.set_vision(slot, request.model.vision)
         return slot
 
     def _summary_spec(self, request: RunRequest) -> ModelSpec | None:
@@ -197,6 +203,14 @@ class TurnRunner:
         agents.set_task_cwd(task_id, folder)
         file_guard.confine(task_id, folder)
         return task_id
+
+    def _images(self, request: RunRequest) -> TurnImages:
+        """The turn's attachments, all in its workspace (the API sent them before the turn)."""
+        folder = request_policy.workspace(self._settings, request.session_id)
+        lacking = workspace_files.missing(folder, request.files)
+        if lacking:
+            raise Invalid(f"attachments did not reach the agent service: {', '.join(lacking)}")
+        return TurnImages(request.files, lambda file: workspace_files.read(folder, file))
 
     def _system_prompt(self, request: RunRequest, task_id: str) -> str | None:
         skills = agents.preloaded_skills(request.skills, task_id) if request.skills else ""

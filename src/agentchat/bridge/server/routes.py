@@ -9,7 +9,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import ValidationError
 
+from agentchat.bridge.guards import request_policy
+from agentchat.bridge.server import files
 from agentchat.bridge.server.service import BridgeService
 from agentchat.protocol.bridge_api import (
     Ack,
@@ -20,8 +23,9 @@ from agentchat.protocol.bridge_api import (
     RunRequest,
     SteerMessage,
 )
-from agentchat.protocol.errors import Unauthorized
+from agentchat.protocol.errors import Invalid, Unauthorized
 from agentchat.protocol.mcp import McpCheck, McpProbe, McpServerStatus, McpServerWire
+from agentchat.protocol.workspace_files import FileList, MissingFiles, WorkspaceFile
 
 
 def get_service(request: Request) -> BridgeService:
@@ -147,6 +151,32 @@ def mcp_check(body: McpServerWire, service: ServiceDep) -> McpCheck:
 def mcp_probe(body: McpServerWire, service: ServiceDep) -> McpProbe:
     """Connect to the server, list its tools, close the connection."""
     return service.mcp_probe(body)
+
+
+@router.post("/sessions/{session_id}/files/missing", operation_id="bridgeMissingFiles")
+def missing_files(session_id: str, body: FileList, service: ServiceDep) -> MissingFiles:
+    """Which of these attachments the chat's workspace lacks (or holds changed)."""
+    folder = request_policy.workspace(service.settings, session_id)
+    return MissingFiles(missing=files.missing(folder, body.files))
+
+
+@router.put("/sessions/{session_id}/files", operation_id="bridgePutFile")
+async def put_file(
+    session_id: str,
+    request: Request,
+    service: ServiceDep,
+    path: Annotated[str, Query(max_length=260)],
+    digest: Annotated[str, Query(pattern=r"^[0-9a-f]{64}$")],
+    size: Annotated[int, Query(ge=0)],
+) -> Ack:
+    """One attachment's bytes (the body, streamed), into the chat's workspace."""
+    try:
+        file = WorkspaceFile(path=path, digest=digest, size=size)
+    except ValidationError as exc:
+        raise Invalid(f"path: {exc.errors()[0]['msg']}") from exc
+    folder = request_policy.workspace(service.settings, session_id)
+    await files.receive(folder, file, request.stream())
+    return Ack()
 
 
 @router.get("/openapi.json", include_in_schema=False)

@@ -14,6 +14,7 @@ import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
+from agentchat.attachments.sending import send_files
 from agentchat.bridge_client.client import BridgeUnavailable
 from agentchat.events.redis_health import BUS_ERRORS
 from agentchat.protocol.events import BridgeEvent, RunEnd
@@ -86,6 +87,13 @@ class RunDriver:
         for client in bridges.candidates(run.plan.hermes_session):
             await self.ctx.place(run, client)
             try:
+                await send_files(
+                    client,
+                    self.ctx.database,
+                    run.plan.session_id,
+                    request.session_id,
+                    request.files,
+                )
                 result = await self._through(client, run, client.run(request))
             except BridgeUnavailable as exc:
                 if run.events_seen or run.stop_requested or exc.status_code is not None:

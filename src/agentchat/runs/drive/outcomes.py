@@ -48,7 +48,7 @@ def interrupted(run: ActiveRun, error: str) -> RunOutcome:
 
 def _cut(run: ActiveRun, status: RunStatus, error: str) -> RunOutcome:
     text = "".join(run.answer)
-    turn = [{"role": "user", "content": run.plan.user_text}]
+    turn = [{"role": "user", "content": run.plan.question}]
     if text:
         turn.append({"role": "assistant", "content": text})
     return RunOutcome(status, text, error, None, turn, False)
@@ -60,7 +60,7 @@ def storable(run: ActiveRun, outcome: RunOutcome) -> RunOutcome:
     text = redact(outcome.text, *secrets)
     messages = redact_value(outcome.messages, *secrets) if secrets else outcome.messages
     if not outcome.compacted:
-        messages = compact_turn(messages, run.plan.user_text, text)
+        messages = compact_turn(messages, run.plan.question, text)
     return RunOutcome(
         outcome.status,
         text,

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy.orm import Session
 
+from agentchat.attachments import compose, questions
 from agentchat.chat import tree
 from agentchat.chat.enums import MessageRole
 from agentchat.chat.sessions import get_session
-from agentchat.chat.tables import ChatSession
+from agentchat.chat.tables import ChatMessage, ChatSession
 from agentchat.core.principal import agent_key
 from agentchat.core.settings import Settings
 from agentchat.mcp_servers import service as mcp_service
@@ -19,12 +22,14 @@ from agentchat.protocol.bridge_api import ModelHosts, RunRequest
 from agentchat.protocol.errors import AppError, Conflict, Invalid
 from agentchat.protocol.status import RunStatus
 from agentchat.protocol.toolsets import narrow, within
+from agentchat.protocol.workspace_files import WorkspaceFile
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, new_hermes_session
 from agentchat.runs.schemas import RunStart
 from agentchat.skills.service import registry_for
 
 DEFAULT_MAX_ITERATIONS = 50
+FILE_TOOLS = "file"  # the hermes toolset whose tools read a workspace's files
 
 
 class RunPlanner:
@@ -62,9 +67,7 @@ class RunPlanner:
         if not chat.hermes_session:
             chat.hermes_session = new_hermes_session()
         if assistant_sibling_of is None:
-            user = store.user_message_for(
-                db, session_id, body.message, body.parent_message_id, fields
-            )
+            user = self._question(db, session_id, body, fields)
             assistant = tree.append_message(
                 db,
                 session_id,
@@ -80,24 +83,44 @@ class RunPlanner:
                 db, assistant_sibling_of, "", RunStatus.RUNNING, run_id=run_id, **fields
             )
             user = tree.get_message(db, assistant.parent_id or 0)
+        toolsets = self.toolsets(body.toolsets, chat.toolsets)
+        items = questions.settle(db, user.id, model.sees_images, FILE_TOOLS in toolsets)
+        history, earlier_files = store.branch_history(db, session_id, user)
         plan = store.RunPlan(
             run_id=run_id,
             session_id=session_id,
             message_id=assistant.id,
             user_message_id=user.id,
             user_text=user.content,
-            history=store.branch_history(db, session_id, user),
+            history=history,
             hermes_session=chat.hermes_session,
             model_id=model.id,
             skill_folder=skill_folder or None,
+            user_content=compose.content(user.content, items) if items else None,
         )
         # The skill is read from its files after the transaction (`skills`): no file I/O
         # while the run's rows hold a database lock.
-        toolsets = self.toolsets(body.toolsets, chat.toolsets)
         request = self.bridge_request(plan, model, body.max_iterations, toolsets, chat.approvals)
+        request.files = _unique([*compose.files_of(items), *earlier_files])
         request.user_id = agent_key(chat.owner_id)
         secrets = self.reach(db, request, chat, model, body.mcp_servers)
         return ActiveRun(plan=plan, request=request, secrets=secrets)
+
+    def _question(
+        self, db: Session, session_id: int, body: RunStart, fields: dict[str, Any]
+    ) -> ChatMessage:
+        """The question a new run answers, with the attachments it carries linked."""
+        ids = body.attachment_ids or []
+        user = store.user_message_for(
+            db, session_id, body.message, body.parent_message_id, fields, may_be_empty=bool(ids)
+        )
+        if ids:
+            if user.id == body.parent_message_id:
+                raise Invalid(
+                    "attachmentIds: an edited question carries the attachments its edit kept"
+                )
+            questions.link(db, session_id, user.id, ids, self.settings.max_attachments)
+        return user
 
     def reach(
         self,
@@ -168,7 +191,7 @@ class RunPlanner:
             run_id=plan.run_id,
             session_id=plan.hermes_session,
             skills=[],  # filled by the launcher after the transaction (hermes preloads them)
-            user_message=plan.user_text,
+            user_message=plan.question,
             history=plan.history,
             model=bridge_model(model),
             max_iterations=max_iterations or DEFAULT_MAX_ITERATIONS,
@@ -179,3 +202,7 @@ class RunPlanner:
                 allow=self.settings.model_hosts_allow, deny=self.settings.model_hosts_deny
             ),
         )
+
+
+def _unique(files: list[WorkspaceFile]) -> list[WorkspaceFile]:
+    return list({file.path: file for file in files}.values())
