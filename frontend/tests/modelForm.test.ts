@@ -6,6 +6,7 @@ const model: Model = {
   id: 3, name: 'Claude', provider: 'anthropic', baseUrl: 'https://api.anthropic.com', modelName: 'claude-sonnet-4-5',
   contextLength: 200000, maxOutputTokens: 8000, temperature: null, reasoningEffort: 'high', fallbackModelId: 1,
   isDefault: false, isBuiltin: false, canSummarize: false, hasApiKey: true, apiKeyLast4: 'abcd', shared: true, createdAt: '2026-11-30T00:00:00Z',
+  vision: null, seesImages: true,
 }
 
 describe('model form', () => {

@@ -56,6 +56,8 @@ async def test_create_returns_the_public_shape_without_the_key(client: httpx.Asy
         "isDefault",
         "isBuiltin",
         "canSummarize",
+        "vision",
+        "seesImages",
         "hasApiKey",
         "apiKeyLast4",
         "shared",

@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # Routes whose 200 is not JSON (a file, an event stream) or deliberately free-form.
 NOT_JSON = {
     "GET /api/chat/sessions/{session_id}/export",
+    "GET /api/chat/sessions/{session_id}/export/files",
     "GET /api/chat/sessions/{session_id}/attachments/{attachment_id}",
     "GET /api/chat/sessions/{session_id}/attachments/{attachment_id}/thumbnail",
     "GET /api/chat/runs/{run_id}/stream",

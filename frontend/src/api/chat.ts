@@ -38,8 +38,8 @@ export const chatApi = {
     `${base}/sessions/${id}/export${query({ format, branch })}`,
   versions: (messageId: number) => http.get<Version[]>(`${base}/messages/${messageId}/versions`),
   activate: (messageId: number) => http.post<ActivateResult>(`${base}/messages/${messageId}/activate`),
-  editMessage: (messageId: number, content: string) =>
-    http.patch<EditResult>(`${base}/messages/${messageId}`, { content }),
+  editMessage: (messageId: number, content: string, attachmentIds?: number[]) =>
+    http.patch<EditResult>(`${base}/messages/${messageId}`, attachmentIds ? { content, attachmentIds } : { content }),
   reset: (id: number) => http.post<ResetResult>(`${base}/sessions/${id}/reset`, { keepHistory: true }),
   // The agent's memory: one for every chat (the per-chat path reads the same files).
   getMemory: () => http.get<SessionMemory>('/api/memory'),

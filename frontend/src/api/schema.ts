@@ -76,3 +76,6 @@ export type ToolResultMeta = Schemas['ToolResultMeta']
 export type StepMeta = Schemas['StepMeta']
 export type ClarifyRequestMeta = Schemas['Pause']
 export type ClarifyAnsweredMeta = Schemas['ClarifyAnsweredMeta']
+
+export type Attachment = Schemas['AttachmentPublic']
+export type MessageAttachment = Schemas['MessageAttachmentPublic']

@@ -16,7 +16,7 @@ export function placeholder(id: number, sessionId: number, fields: Partial<Messa
   return {
     id, sessionId, parentId: null, role: 'USER', content: '', status: 'SENT', isActive: true, branchOrder: 0,
     siblingCount: 1, siblingIndex: 0, runId: null, modelId: null, skillFolder: null, error: null,
-    createdAt: new Date().toISOString(), completedAt: null, usage: null, logs: [], ...fields,
+    createdAt: new Date().toISOString(), completedAt: null, usage: null, logs: [], attachments: [], ...fields,
   }
 }
 

@@ -17,17 +17,21 @@ function save(blob: Blob, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000)
 }
 
-export function useExportDownload() {
-  async function download(sessionId: number, format: ExportFormat, branch: ExportBranch = 'active'): Promise<boolean> {
-    try {
-      const response = await authFetch(chatApi.exportUrl(sessionId, format, branch))
-      if (!response.ok) throw new ApiError(`${response.status}`, response.status, 'export')
-      save(await response.blob(), downloadName(response.headers.get('Content-Disposition'), `chat-${sessionId}.${format}`))
-      return true
-    } catch (err) {
-      notifyError(err)
-      return false
-    }
+/** Fetch `url` with the sign-in and save it under the server's file name. */
+export async function downloadFile(url: string, fallback: string): Promise<boolean> {
+  try {
+    const response = await authFetch(url)
+    if (!response.ok) throw new ApiError(`${response.status}`, response.status, 'download')
+    save(await response.blob(), downloadName(response.headers.get('Content-Disposition'), fallback))
+    return true
+  } catch (err) {
+    notifyError(err)
+    return false
   }
+}
+
+export function useExportDownload() {
+  const download = (sessionId: number, format: ExportFormat, branch: ExportBranch = 'active') =>
+    downloadFile(chatApi.exportUrl(sessionId, format, branch), `chat-${sessionId}.${format}`)
   return { download }
 }

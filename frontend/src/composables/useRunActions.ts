@@ -6,7 +6,7 @@ import { chatApi } from '@/api/chat'
 import { ApiError } from '@/api/http'
 import { runsApi } from '@/api/runs'
 import { useServiceHealth } from '@/composables/useServiceHealth'
-import type { Message, StartRunBody } from '@/api/schema'
+import type { Message, StartRunBody, Attachment } from '@/api/schema'
 import { t } from '@/i18n'
 import { notifier, notifyError } from '@/lib/browser/notify'
 import type { TabLock } from '@/lib/browser/tabLock'
@@ -24,6 +24,8 @@ export interface RunActionsOptions {
 export interface RunChoice {
   modelId?: number | null
   skillFolder?: string | null
+  /** Files uploaded for this question (it may then have no text). */
+  attachments?: Attachment[]
 }
 
 export function useRunActions({ pool, view, lock, onSessionChanged }: RunActionsOptions) {
@@ -77,7 +79,8 @@ export function useRunActions({ pool, view, lock, onSessionChanged }: RunActions
    * written without them, and the agent would read them as its context. */
   async function send(text: string, choice: RunChoice = {}): Promise<boolean> {
     const message = text.trim()
-    if (!message || sending.value) return false
+    const files = choice.attachments ?? []
+    if ((!message && !files.length) || sending.value) return false
     const id = view.session.value?.id
     if (id !== undefined && !lock.heldElsewhere(id)) {
       // (another tab's run in this chat: the start below says so and shows it)
@@ -90,10 +93,16 @@ export function useRunActions({ pool, view, lock, onSessionChanged }: RunActions
       }
     }
     const started = await withRunStart(async (sessionId) => {
-      const body: StartRunBody = { message, modelId: choice.modelId ?? null, skillFolder: choice.skillFolder ?? null }
+      const body: StartRunBody = {
+        message,
+        modelId: choice.modelId ?? null,
+        skillFolder: choice.skillFolder ?? null,
+        ...(files.length ? { attachmentIds: files.map((f) => f.id) } : {}),
+      }
       const result = await runsApi.start(sessionId, body)
       const leaf = view.messages.value[view.messages.value.length - 1]
-      const user = placeholder(result.userMessageId, sessionId, { content: message, parentId: leaf?.id ?? null })
+      const attachments = files.map((f, i) => ({ ...f, delivery: result.deliveries?.[i] ?? null }))
+      const user = placeholder(result.userMessageId, sessionId, { content: message, parentId: leaf?.id ?? null, attachments })
       const assistant = placeholder(result.messageId, sessionId, {
         role: 'ASSISTANT', status: 'RUNNING', runId: result.runId, parentId: result.userMessageId,
       })
@@ -120,10 +129,11 @@ export function useRunActions({ pool, view, lock, onSessionChanged }: RunActions
   /** Edit a user message into a new sibling, then answer it. When the edit is saved but its
    * run is refused (the agent service restarting, the rate limit), the page shows the saved
    * edit, unanswered, with Retry (answerAgain). */
-  async function editAndResend(messageId: number, content: string): Promise<boolean> {
+  /** `attachmentIds`: the files the new version keeps (undefined: all of the edited one's). */
+  async function editAndResend(messageId: number, content: string, attachmentIds?: number[]): Promise<boolean> {
     let edited = false
     const started = await startAndReload(async (sessionId) => {
-      const { newMessageId } = await chatApi.editMessage(messageId, content)
+      const { newMessageId } = await chatApi.editMessage(messageId, content, attachmentIds)
       edited = true
       return runsApi.start(sessionId, { message: content, parentMessageId: newMessageId })
     })

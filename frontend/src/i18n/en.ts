@@ -59,6 +59,7 @@ export default {
     compactionNear: 'compaction near', total: 'Tokens used', window: 'Context window',
   },
   models: {
+    vision: 'Images', seesImages: 'Sees images', textOnly: 'Text only (images go to the workspace)',
     options: 'Options', maxOutputTokens: 'Max output tokens', temperature: 'Temperature', reasoningEffort: 'Reasoning effort',
     thinking: 'Extended thinking (effort)', fallback: 'Fallback model', noFallback: 'none', providerDefault: 'provider default',
     effort: { none: 'off', minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', xhigh: 'extra high' },
@@ -119,6 +120,13 @@ export default {
       less_than_equal: 'At most {limit}', greater_than: 'More than {limit}', less_than: 'Less than {limit}', int_parsing: 'Must be a whole number',
       int_type: 'Must be a whole number', float_parsing: 'Must be a number', float_type: 'Must be a number', missing: 'Required',
     },
+  },
+  attach: {
+    add: 'Attach files or images', camera: 'Take a photo', list: 'Files for this question',
+    uploading: 'Uploading… {percent}%', progress: 'Upload of {name}', remove: 'Remove {name}',
+    noVision: 'This model cannot see images: they go to the agent\'s workspace as files instead (its vision tool may look at them if it has one).',
+    open: 'Open {name} full size',
+    delivery: { image: 'seen as an image', inline: 'whole text in the question', excerpt: 'beginning quoted (no file tools)', workspace: 'in the workspace for the file tools' },
   },
   common: { confirm: 'Confirm', cancel: 'Cancel', yes: 'Yes', no: 'No', close: 'Close', loading: 'Loading' },
 }

@@ -60,6 +60,7 @@ export default {
     compactionNear: '即将压缩', total: '已用 token', window: '上下文窗口',
   },
   models: {
+    vision: '图片', seesImages: '能看图片', textOnly: '仅文本（图片放入工作区）',
     options: '选项', maxOutputTokens: '最大输出 token', temperature: '温度', reasoningEffort: '推理强度',
     thinking: '扩展思考（强度）', fallback: '备用模型', noFallback: '无', providerDefault: '提供方默认',
     effort: { none: '关闭', minimal: '最低', low: '低', medium: '中', high: '高', xhigh: '极高' },
@@ -120,6 +121,13 @@ export default {
       less_than_equal: '最多 {limit}', greater_than: '必须大于 {limit}', less_than: '必须小于 {limit}', int_parsing: '必须是整数',
       int_type: '必须是整数', float_parsing: '必须是数字', float_type: '必须是数字', missing: '必填',
     },
+  },
+  attach: {
+    add: '添加文件或图片', camera: '拍照', list: '本次提问的文件',
+    uploading: '上传中… {percent}%', progress: '{name} 的上传进度', remove: '移除 {name}',
+    noVision: '这个模型看不到图片：图片会作为文件放进智能体的工作区（若它有视觉工具，可以用它查看）。',
+    open: '查看 {name} 原图',
+    delivery: { image: '作为图片发送', inline: '全文放入提问', excerpt: '只引用开头（没有文件工具）', workspace: '放在工作区，由文件工具读取' },
   },
   common: { confirm: '确定', cancel: '取消', yes: '是', no: '否', close: '关闭', loading: '加载中' },
 }

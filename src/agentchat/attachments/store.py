@@ -7,7 +7,7 @@ scrub after a deletion). An object store implements the same three calls."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
@@ -29,6 +29,11 @@ class BlobStore(Protocol):
 
     def stream(self, blob_id: int, size: int) -> AsyncIterator[bytes]: ...
 
+    def chunks(self, blob_id: int, size: int, db: Session | None = None) -> Iterator[bytes]:
+        """The same pieces, read on the calling thread (in `db`'s transaction when given: on
+        SQLite a second transaction of the same thread would wait for the first)."""
+        ...
+
     def forget(self, blob_ids: list[int]) -> None: ...
 
 
@@ -48,18 +53,29 @@ class DatabaseBlobStore:
         for seq in range(chunk_count(size, self.chunk_bytes)):
             yield await anyio.to_thread.run_sync(self._chunk, blob_id, seq)
 
+    def chunks(self, blob_id: int, size: int, db: Session | None = None) -> Iterator[bytes]:
+        for seq in range(chunk_count(size, self.chunk_bytes)):
+            if db is not None:
+                yield _read_chunk(db, blob_id, seq)
+            else:
+                yield self._chunk(blob_id, seq)
+
     def _chunk(self, blob_id: int, seq: int) -> bytes:
         with self.database.session() as db:
-            stmt = select(AttachmentChunk.data).where(
-                AttachmentChunk.blob_id == blob_id, AttachmentChunk.seq == seq
-            )
-            data = db.scalar(stmt)
-        if data is None:
-            raise LookupError(f"blob {blob_id} has no chunk {seq}")
-        return bytes(data)
+            return _read_chunk(db, blob_id, seq)
 
     def forget(self, blob_ids: list[int]) -> None:
         return None
+
+
+def _read_chunk(db: Session, blob_id: int, seq: int) -> bytes:
+    stmt = select(AttachmentChunk.data).where(
+        AttachmentChunk.blob_id == blob_id, AttachmentChunk.seq == seq
+    )
+    data = db.scalar(stmt)
+    if data is None:
+        raise LookupError(f"blob {blob_id} has no chunk {seq}")
+    return bytes(data)
 
 
 def store_for(database: Database) -> BlobStore:

@@ -8,7 +8,8 @@ person's) covers its attachments; one of another chat is 404 too."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from collections.abc import Iterator
+from typing import IO, Annotated, Any
 
 import anyio
 from fastapi import APIRouter, Depends, Query, Request, Response, status
@@ -18,7 +19,10 @@ from agentchat.attachments import downloads
 from agentchat.attachments import service as attachments
 from agentchat.attachments.schemas import AttachmentPublic
 from agentchat.attachments.store import store_for
+from agentchat.attachments.tables import CHUNK_BYTES
 from agentchat.chat.deps import load_session
+from agentchat.chat.export_archive import export_archive
+from agentchat.chat.schemas import ExportBranch
 from agentchat.core.deps import DatabaseDep, SettingsDep
 from agentchat.core.principal import PrincipalDep
 from agentchat.protocol.camel import ERROR_RESPONSES, ErrorBody
@@ -126,3 +130,33 @@ def delete(chat_id: ChatId, attachment_id: int, database: DatabaseDep) -> Respon
     with database.session() as db:
         attachments.remove_unsent(db, chat_id, attachment_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+archive_router = APIRouter(tags=["chat"], responses=ERROR_RESPONSES)
+
+
+@archive_router.get(
+    "/sessions/{session_id}/export/files",
+    operation_id="exportChatSessionWithFiles",
+    response_class=Response,
+    responses={200: {"content": {"application/zip": {}}}},
+)
+def export_with_files(
+    session_id: int,
+    database: DatabaseDep,
+    who: PrincipalDep,
+    branch: ExportBranch = "active",
+) -> Response:
+    """A zip: the chat as Markdown and JSON, and its attachments under files/ (where the
+    Markdown links point)."""
+    with database.session() as db:
+        chat = load_session(db, session_id, who)
+        archive, disposition = export_archive(db, store_for(database), chat, branch)
+    headers = {"Content-Disposition": disposition, "X-Content-Type-Options": "nosniff"}
+    return StreamingResponse(_pieces(archive), media_type="application/zip", headers=headers)
+
+
+def _pieces(archive: IO[bytes]) -> Iterator[bytes]:
+    with archive:
+        while piece := archive.read(CHUNK_BYTES):
+            yield piece

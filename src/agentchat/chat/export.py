@@ -13,6 +13,8 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from agentchat.attachments.questions import publics_of as attachments_of
+from agentchat.chat.enums import MessageRole
 from agentchat.chat.export_markdown import markdown_head, message_markdown
 from agentchat.chat.presenters import group_logs, message_public, message_publics, positions_of
 from agentchat.chat.schemas import ExportBranch, ExportFormat, LogPublic, MessagePublic
@@ -66,7 +68,7 @@ def load_branch(db: Session, session_id: int) -> Tree:
 
 
 def load_tree(db: Session, session_id: int) -> Tree:
-    """Every message of the session, with its logs (two statements)."""
+    """Every message of the session, with its logs and attachments (three statements)."""
     stmt = select(ChatMessage).where(ChatMessage.session_id == session_id)
     rows = list(db.scalars(stmt.order_by(ChatMessage.branch_order, ChatMessage.id)))
     logs = _session_logs(db, session_id)
@@ -74,7 +76,11 @@ def load_tree(db: Session, session_id: int) -> Tree:
     children: dict[int | None, list[int]] = defaultdict(list)
     for m in rows:
         children[m.parent_id].append(m.id)
-    messages = {m.id: message_public(m, positions[m.id], logs.get(m.id, [])) for m in rows}
+    files = attachments_of(db, [m.id for m in rows if m.role == MessageRole.USER])
+    messages = {
+        m.id: message_public(m, positions[m.id], logs.get(m.id, []), files.get(m.id, []))
+        for m in rows
+    }
     return Tree(messages, children)
 
 

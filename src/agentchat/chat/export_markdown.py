@@ -12,7 +12,9 @@ import json
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
+from agentchat.attachments.schemas import MessageAttachmentPublic
 from agentchat.chat.agent_log import Clarify, Step, Thinking, Todos, ToolCall, agent_steps
 from agentchat.chat.enums import MessageRole, MessageStatus
 from agentchat.chat.markdown_reshape import reshape
@@ -53,8 +55,25 @@ def message_markdown(
     if message.content:
         typed = message.role == MessageRole.USER
         lines.extend([safe_markdown(reshape(message.content, keep_line_breaks=typed)), ""])
+    if message.attachments:
+        lines.extend([*attachment_lines(message.attachments), ""])
     if message.error:
         lines.extend([f"> **Error:** {safe_inline(message.error)}", ""])
+    return lines
+
+
+def attachment_path(attachment: MessageAttachmentPublic) -> str:
+    """Where an attachment lies in an export with files (and what its Markdown links to)."""
+    return f"files/{attachment.id}-{attachment.name}"
+
+
+def attachment_lines(attachments: Iterable[MessageAttachmentPublic]) -> list[str]:
+    lines = ["**Attachments:**", ""]
+    for a in attachments:
+        link = quote(attachment_path(a))
+        lines.append(
+            f"- [{safe_inline(a.name)}]({link}) ({a.kind}, {a.size:,} bytes, sha256 `{a.digest}`)"
+        )
     return lines
 
 

@@ -10,6 +10,7 @@ from agentchat.attachments import questions
 from agentchat.chat import export as exporter
 from agentchat.chat import sessions, tree
 from agentchat.chat.agent_forget import ForgetAgentDep
+from agentchat.chat.attachment_routes import archive_router
 from agentchat.chat.attachment_routes import router as attachment_router
 from agentchat.chat.deps import ChatSessionDep, OwnedMessageDep
 from agentchat.chat.presenters import (
@@ -176,3 +177,4 @@ def edit_message(
 
 
 router.include_router(attachment_router)
+router.include_router(archive_router)

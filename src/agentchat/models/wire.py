@@ -20,7 +20,7 @@ def bridge_model(model: ResolvedModel) -> ModelConfig:
         model_name=model.model_name,
         provider=model.provider,
         context_length=model.context_length,
-        vision=model.sees_images,
+        **({"vision": True} if model.sees_images else {}),
         **{key: value for key, value in options.items() if value is not None},
         **({"fallback": bridge_model(model.fallback)} if model.fallback is not None else {}),
     )

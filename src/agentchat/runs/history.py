@@ -105,7 +105,7 @@ def history_for(
         elif message.role == MessageRole.USER:
             # A question with no answer under it (an edit whose run never started) is left
             # out: the agent never saw it, and hermes merges two user messages in a row.
-            question = composed.get(message.id, message.content)
+            question = composed.get(message.id, message.content) if composed else message.content
             pending_user = {"role": "user", "content": question}
         elif message.role == MessageRole.ASSISTANT:
             history.extend(_turn_as_shown(message, pending_user, question))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, RootModel, StrictBool
 
+from agentchat.attachments.kinds import Delivery
 from agentchat.chat.enums import MessageStatus
 from agentchat.events.log_lines import StoredMeta
 from agentchat.protocol.camel import CamelModel
@@ -32,6 +33,8 @@ class RunStarted(CamelModel):
     run_id: str
     message_id: int
     user_message_id: int
+    # How each attachment of the question reaches the agent, in the order they were sent
+    deliveries: list[Delivery] = Field(default_factory=list)
 
 
 class Regenerated(CamelModel):

@@ -50,6 +50,8 @@ class RunPlan:
     skill_folder: str | None
     # The question as the agent receives it when it carries attachments (else `user_text`)
     user_content: Question | None = None
+    # How each of the question's attachments reaches the agent, in order
+    deliveries: tuple[str, ...] = ()
 
     @property
     def question(self) -> Question:

@@ -14,6 +14,8 @@ export interface ModelForm {
   temperature: number | null
   reasoningEffort: ReasoningEffort | null
   fallbackModelId: number | null
+  /** Whether it sees images; null: its provider's default. */
+  vision: boolean | null
   isDefault: boolean
   /** May be chosen to write chats' summaries (context compression). */
   canSummarize: boolean
@@ -47,26 +49,28 @@ export function takesTemperature(provider: Provider): boolean {
 export function blankForm(): ModelForm {
   return {
     name: '', provider: 'openai-compatible', baseUrl: '', modelName: '', contextLength: null, maxOutputTokens: null,
-    temperature: null, reasoningEffort: null, fallbackModelId: null, isDefault: false, canSummarize: false, apiKey: '',
+    temperature: null, reasoningEffort: null, fallbackModelId: null, vision: null, isDefault: false, canSummarize: false, apiKey: '',
   }
 }
 
 export function formOf(model: Model): ModelForm {
   const { name, provider, baseUrl, modelName, contextLength, maxOutputTokens, temperature, reasoningEffort, fallbackModelId, isDefault } = model
   const canSummarize = model.canSummarize ?? false
-  return { name, provider, baseUrl, modelName, contextLength, maxOutputTokens, temperature, reasoningEffort, fallbackModelId, isDefault, canSummarize, apiKey: '' }
+  const vision = model.vision ?? null
+  return { name, provider, baseUrl, modelName, contextLength, maxOutputTokens, temperature, reasoningEffort, fallbackModelId, vision, isDefault, canSummarize, apiKey: '' }
 }
 
 /** The request body. No key keeps the stored one; no context length takes the default; an empty
  * base URL takes the provider's public endpoint; emptied options are cleared on edit (null)
  * and left out on create. Temperature is never sent for Anthropic. */
 export function bodyOf(form: ModelForm, editing: boolean): ModelCreate {
-  const { apiKey, contextLength, baseUrl, maxOutputTokens, temperature, reasoningEffort, fallbackModelId, ...rest } = form
+  const { apiKey, contextLength, baseUrl, maxOutputTokens, temperature, reasoningEffort, fallbackModelId, vision, ...rest } = form
   const options: Partial<ModelCreate> = {
     maxOutputTokens,
     temperature: takesTemperature(form.provider) ? temperature : null,
     reasoningEffort,
     fallbackModelId,
+    vision,
   }
   const kept = Object.fromEntries(Object.entries(options).filter(([, v]) => editing || v !== null)) as Partial<ModelCreate>
   return {

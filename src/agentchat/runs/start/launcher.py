@@ -11,6 +11,7 @@ from typing import Any
 
 import anyio
 
+from agentchat.attachments.kinds import Delivery
 from agentchat.protocol.errors import ServiceUnavailable
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, RunContext
@@ -40,7 +41,10 @@ class Launcher:
         await self._launch(run)
         plan = run.plan
         return RunStarted(
-            run_id=plan.run_id, message_id=plan.message_id, user_message_id=plan.user_message_id
+            run_id=plan.run_id,
+            message_id=plan.message_id,
+            user_message_id=plan.user_message_id,
+            deliveries=[Delivery(d) for d in plan.deliveries],
         )
 
     async def regenerate(self, message_id: int) -> Regenerated:

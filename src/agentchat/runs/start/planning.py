@@ -97,6 +97,7 @@ class RunPlanner:
             model_id=model.id,
             skill_folder=skill_folder or None,
             user_content=compose.content(user.content, items) if items else None,
+            deliveries=tuple(str(item.delivery) for item in items),
         )
         # The skill is read from its files after the transaction (`skills`): no file I/O
         # while the run's rows hold a database lock.
