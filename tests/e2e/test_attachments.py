@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -158,6 +159,13 @@ def test_a_pasted_screenshot_and_a_dropped_file_are_attached(
     files = tid(page, "message-attachment")
     expect(files).to_have_count(2)
     expect(files.nth(1)).to_have_attribute("data-delivery", "inline")
+
+    tid(page, "export-button").click()
+    with page.expect_download() as download:
+        tid(page, "export-zip").click()
+    archive = zipfile.ZipFile(download.value.path())
+    assert any(name.endswith("-data.csv") for name in archive.namelist())
+    assert {"chat.md", "chat.json"} <= set(archive.namelist())
 
 
 def test_a_phone_offers_its_camera(make_page: PageFactory) -> None:

@@ -20,7 +20,7 @@ import type {
 
 const base = '/api/chat'
 
-export type ExportFormat = 'md' | 'json'
+export type ExportFormat = 'md' | 'json' | 'zip'
 export type ExportBranch = 'active' | 'all'
 
 export const chatApi = {
@@ -34,8 +34,11 @@ export const chatApi = {
   branchEnd: (id: number, limit = 2) => http.get<MessagePage>(`${base}/sessions/${id}/messages${query({ limit })}`),
   updateSession: (id: number, body: SessionUpdate) => http.patch<Session>(`${base}/sessions/${id}`, body),
   deleteSession: (id: number) => http.delete<void>(`${base}/sessions/${id}`),
+  /** `zip`: the chat as Markdown and JSON with its attachments (export with files). */
   exportUrl: (id: number, format: ExportFormat, branch: ExportBranch = 'active') =>
-    `${base}/sessions/${id}/export${query({ format, branch })}`,
+    format === 'zip'
+      ? `${base}/sessions/${id}/export/files${query({ branch })}`
+      : `${base}/sessions/${id}/export${query({ format, branch })}`,
   versions: (messageId: number) => http.get<Version[]>(`${base}/messages/${messageId}/versions`),
   activate: (messageId: number) => http.post<ActivateResult>(`${base}/messages/${messageId}/activate`),
   editMessage: (messageId: number, content: string, attachmentIds?: number[]) =>

@@ -21,7 +21,7 @@ export default {
     hostToolsetsMark: 'includes tools that act on the server\'s machine',
     empty: 'Ask the agent anything.', pick: 'Pick a chat on the left or start a new one.', pickNarrow: 'Ask below to start a new chat, or open the chat list (☰) to pick one.', archivedNotice: 'This chat is archived. Restore it to ask more.',
     placeholder: 'Ask a question… (Enter sends, Shift+Enter for a new line)', send: 'Send', steer: 'Guide', steerHint: 'Send this to the running agent: it reads it after its current step, without stopping', stop: 'Stop',
-    exportMd: 'Export Markdown', exportJson: 'Export JSON', exportMdAll: 'Markdown, all versions', exportJsonAll: 'JSON, all versions', export: 'Export', reset: 'Reset session',
+    exportMd: 'Export Markdown', exportZip: 'Export with files (zip)', exportJson: 'Export JSON', exportMdAll: 'Markdown, all versions', exportJsonAll: 'JSON, all versions', export: 'Export', reset: 'Reset session',
     resetConfirm: 'Start the agent afresh? The history stays visible above a divider.', memory: 'Memory',
     caughtUp: 'This chat changed in another tab or device: its new messages are shown above. Send again to continue.',
     otherTab: 'This chat is running in another tab.', busy: 'A reply is still running in this chat.',

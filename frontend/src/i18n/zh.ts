@@ -21,7 +21,7 @@ export default {
     hostToolsetsMark: '包含在服务器上执行操作的工具',
     empty: '向 Agent 提问吧。', pick: '在左侧选择一个会话，或新建会话。', pickNarrow: '在下方提问即可新建会话，或打开会话列表（☰）选择一个。', archivedNotice: '该会话已归档。恢复后才能继续提问。',
     placeholder: '输入问题…（Enter 发送，Shift+Enter 换行）', send: '发送', steer: '引导', steerHint: '发给正在运行的 Agent：它在当前步骤之后读取，不会中断', stop: '停止',
-    exportMd: '导出 Markdown', exportJson: '导出 JSON', exportMdAll: 'Markdown（全部版本）', exportJsonAll: 'JSON（全部版本）', export: '导出', reset: '重置会话',
+    exportMd: '导出 Markdown', exportZip: '连同文件导出（zip）', exportJson: '导出 JSON', exportMdAll: 'Markdown（全部版本）', exportJsonAll: 'JSON（全部版本）', export: '导出', reset: '重置会话',
     resetConfirm: '让 Agent 重新开始？历史消息仍保留在分隔条上方。', memory: '记忆',
     caughtUp: '该会话在其他标签页或设备上有了新内容，已显示在上方。请再次发送以继续。',
     otherTab: '该会话正在其他标签页运行。', busy: '该会话的回复仍在运行。',
