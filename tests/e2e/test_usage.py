@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.pages import last_assistant, open_chat, send, settled_box, tid, wait_finished
 from tests.e2e.stack import E2EStack
+from tests.e2e.ui_support import PHONE, page_factory
 
 pytestmark = pytest.mark.e2e
 
@@ -52,3 +53,21 @@ def test_models_page_sets_max_output_and_reasoning_effort(page: Page, e2e_stack:
     tid(row, "model-delete").click()
     page.get_by_role("dialog").get_by_role("button", name="Delete").click()
     expect(row).to_have_count(0)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_touch_screen_reads_what_the_usage_figures_mean(
+    browser: Browser, e2e_stack: E2EStack, scheme: str
+) -> None:
+    with page_factory(browser, e2e_stack) as make:
+        page = make(PHONE, scheme)  # a touch screen: no hover, no title tooltips
+        open_chat(page)
+        send(page, "#usage 4321\n#say counted")
+        reply = last_assistant(page)
+        wait_finished(reply, "SUCCESS")
+        tid(reply, "message-usage").click()
+        expect(tid(reply, "usage-explained")).to_be_visible()
+        expect(tid(reply, "usage-explained")).to_contain_text("Tokens this answer used")
+        tid(page, "context-meter").click()
+        expect(tid(page, "context-explained")).to_be_visible()
+        expect(tid(page, "context-explained")).to_contain_text("compacts older turns")
