@@ -242,3 +242,31 @@ async def test_deleting_the_chat_deletes_its_attachments(
     assert (await any_client.delete(f"/api/chat/sessions/{gone}")).status_code == 204
 
     assert stored_counts(any_database) == (1, 1, 1)
+
+
+async def test_a_file_left_unsent_for_a_day_goes_at_the_chats_next_upload(
+    client: httpx.AsyncClient, database: Database
+) -> None:
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from agentchat.attachments.tables import ChatAttachment
+    from agentchat.core.clock import utcnow
+
+    chat = await new_chat(client)
+    left = await attached(client, chat, "left.txt", b"left in a closed tab")
+    recent = await attached(client, chat, "recent.txt", b"added a minute ago")
+    with database.session() as db:
+        db.execute(
+            update(ChatAttachment)
+            .where(ChatAttachment.id == left["id"])
+            .values(created_at=utcnow() - timedelta(days=2))
+        )
+
+    await attached(client, chat, "new.txt", b"the next upload")
+
+    gone = await client.get(f"/api/chat/sessions/{chat}/attachments/{left['id']}")
+    kept = await client.get(f"/api/chat/sessions/{chat}/attachments/{recent['id']}")
+    assert (gone.status_code, kept.status_code) == (404, 200)
+    assert stored_counts(database)[:2] == (2, 2)

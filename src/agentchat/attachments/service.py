@@ -8,6 +8,7 @@ fails on the way leaves nothing stored and no temporary file."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
 
 import anyio
 from sqlalchemy import column, delete, exists, func, select, table
@@ -26,9 +27,13 @@ from agentchat.attachments.tables import (
     ChatAttachment,
     MessageAttachment,
 )
+from agentchat.core.clock import utcnow
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.protocol.errors import Conflict, NotFound, PayloadTooLarge
+
+# A file added to a box and never sent is removed this long after, at the chat's next upload.
+UNSENT_KEPT = timedelta(days=1)
 
 
 class AttachmentService:
@@ -68,6 +73,7 @@ class AttachmentService:
 
     def _store_once(self, session_id: int, prepared: Prepared) -> AttachmentPublic:
         with self.database.session() as db:
+            drop_stale_unsent(db, session_id, utcnow() - UNSENT_KEPT)
             self._check_quota(db, session_id, prepared)
             blob = get_or_write_blob(db, self.store, session_id, prepared.file)
             text_blob = blob
@@ -170,6 +176,28 @@ def remove_unsent(db: Session, session_id: int, attachment_id: int) -> list[int]
     db.delete(row)
     db.flush()
     return drop_unused_blobs(db, [b for b in blob_ids if b is not None])
+
+
+def drop_stale_unsent(db: Session, session_id: int, before: datetime) -> int:
+    """The chat's attachments no question carries that were added before `before` (a box
+    left with files when its tab closed): removed with their bytes, so they stop counting
+    against the quota. How many went."""
+    sent = select(MessageAttachment.attachment_id)
+    stale = list(
+        db.scalars(
+            select(ChatAttachment).where(
+                ChatAttachment.session_id == session_id,
+                ChatAttachment.created_at < before,
+                ChatAttachment.id.not_in(sent),
+            )
+        )
+    )
+    blob_ids = {b for row in stale for b in (row.blob_id, row.text_blob_id) if b is not None}
+    for row in stale:
+        db.delete(row)
+    db.flush()
+    drop_unused_blobs(db, sorted(blob_ids))
+    return len(stale)
 
 
 def drop_unused_blobs(db: Session, blob_ids: list[int]) -> list[int]:
