@@ -132,6 +132,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.runs = runs
         app.state.bridges = bridges  # the Tools page asks them about MCP servers
         app.state.forget_agent = runs.forget_agent  # a deleted chat's agent (chat.agent_forget)
+        app.state.forget_person = runs.forget_person  # a deleted person's agent memory
         deadline = ShutdownDeadline(settings.shutdown_grace_s)
         deadline.watch_signals()
         freeze_startup_heap()

@@ -1039,9 +1039,9 @@ export interface paths {
         /**
          * Delete User
          * @description Delete a person with their data: chats (409 `run_active` while one runs), private
-         *     models and their keys, sessions; the freed database pages are scrubbed and their chats'
-         *     agents dropped from the bridges. Not oneself (409 `own_account`), not the last
-         *     administrator (409 `last_admin`).
+         *     models and their keys, sessions; the freed database pages are scrubbed, their chats'
+         *     agents dropped from the bridges, and their agent's long-term memory and skills too. Not
+         *     oneself (409 `own_account`), not the last administrator (409 `last_admin`).
          */
         delete: operations["deleteUser"];
         options?: never;

@@ -31,7 +31,7 @@ from agentchat.accounts.tables import AccountToken
 from agentchat.accounts.usage import usage_table
 from agentchat.core.clock import utcnow
 from agentchat.core.deps import DatabaseDep, SettingsDep
-from agentchat.core.principal import AdminDep, Principal
+from agentchat.core.principal import AdminDep, Principal, agent_key
 from agentchat.protocol.camel import ERROR_RESPONSES
 
 router = APIRouter(prefix="/api/admin", tags=["admin"], responses=ERROR_RESPONSES)
@@ -143,9 +143,9 @@ async def delete_user(
     origin: OriginDep,
 ) -> Response:
     """Delete a person with their data: chats (409 `run_active` while one runs), private
-    models and their keys, sessions; the freed database pages are scrubbed and their chats'
-    agents dropped from the bridges. Not oneself (409 `own_account`), not the last
-    administrator (409 `last_admin`)."""
+    models and their keys, sessions; the freed database pages are scrubbed, their chats'
+    agents dropped from the bridges, and their agent's long-term memory and skills too. Not
+    oneself (409 `own_account`), not the last administrator (409 `last_admin`)."""
     if who.user_id == user_id:
         raise OwnAccount("You cannot delete your own account.")
 
@@ -169,6 +169,10 @@ async def delete_user(
     if forget is not None:
         for hermes_session in forgotten:
             await forget(hermes_session)
+    forget_person = getattr(request.app.state, "forget_person", None)
+    key = agent_key(user_id)
+    if forget_person is not None and key is not None:  # their agent's memory and skills
+        await forget_person(key)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

@@ -8,7 +8,7 @@ import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from types import TracebackType
 from typing import Any, TypeVar
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 import httpx
 from pydantic import TypeAdapter, ValidationError
@@ -157,6 +157,11 @@ class BridgeClient:
 
     async def reset(self, session_id: str) -> None:
         await self._call("POST", f"/sessions/{session_id}/reset")
+
+    async def forget_person(self, user_id: str) -> None:
+        """The person (RunRequest.user_id) was deleted: the bridge drops their agent's memory
+        and skills."""
+        await self._call("DELETE", f"/people/{quote(user_id, safe='')}")
 
     async def get_memory(self, session_id: str, user_id: str | None = None) -> MemoryView:
         """`user_id`: the owner's opaque id (RunRequest.user_id), for per-person memory."""

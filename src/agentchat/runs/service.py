@@ -135,6 +135,9 @@ class RunService:
     async def forget_agent(self, hermes_session: str) -> None:
         await self.control.forget_agent(hermes_session)
 
+    async def forget_person(self, user_id: str) -> None:
+        await self.control.forget_person(user_id)
+
     async def state(self, run_id: str) -> RunSnapshot:
         return await snapshot(self.ctx, run_id)
 

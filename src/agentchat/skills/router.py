@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 
 from agentchat.core.deps import SettingsDep
+from agentchat.core.principal import PrincipalDep
 from agentchat.protocol.camel import ERROR_RESPONSES
 from agentchat.skills.schemas import SkillDetail, SkillSummary
 from agentchat.skills.service import SkillRegistry, registry_for
@@ -14,8 +15,9 @@ from agentchat.skills.service import SkillRegistry, registry_for
 router = APIRouter(prefix="/api/skills", tags=["skills"], responses=ERROR_RESPONSES)
 
 
-def get_registry(settings: SettingsDep) -> SkillRegistry:
-    return registry_for(settings)
+def get_registry(settings: SettingsDep, who: PrincipalDep) -> SkillRegistry:
+    """The skills of the person asking: the shared ones and those their own agent made."""
+    return registry_for(settings, who.agent_key)
 
 
 RegistryDep = Annotated[SkillRegistry, Depends(get_registry)]

@@ -18,6 +18,7 @@ import yaml
 
 from agentchat.core.settings import Settings
 from agentchat.protocol.errors import Invalid, NotFound
+from agentchat.protocol.people import PEOPLE_DIR, person_folder
 
 log = logging.getLogger(__name__)
 
@@ -100,9 +101,13 @@ class SkillRegistry:
         return replace(parse_skill(folder_name, text), agent_made=agent_made)
 
 
-def registry_for(settings: Settings) -> SkillRegistry:
-    """The user's skills and, marked, those the agent made in the (local) hermes home."""
-    return SkillRegistry(settings.resolved_skills_dir, settings.resolved_hermes_home / "skills")
+def registry_for(settings: Settings, person: str | None = None) -> SkillRegistry:
+    """The user's skills and, marked, those the agent made in the (local) hermes home: with
+    accounts, in the home the bridge keeps for `person` (its opaque id, protocol.people)."""
+    home = settings.resolved_hermes_home
+    if person:
+        home = home / PEOPLE_DIR / person_folder(person)
+    return SkillRegistry(settings.resolved_skills_dir, home / "skills")
 
 
 def is_valid_folder_name(folder_name: str) -> bool:

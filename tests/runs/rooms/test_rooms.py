@@ -22,6 +22,7 @@ from agentchat.runs.drive.driver import INTERRUPTED_ERROR
 from agentchat.runs.drive.log_writer import LogWriter
 from agentchat.runs.schemas import RunStart, RunStarted
 from agentchat.runs.service import RunService
+from agentchat.skills.service import SkillRegistry
 from tests.runs.rooms.conftest import WAIT_S, Rooms
 from tests.runs.rooms.fake_bridge import (
     Emit,
@@ -117,15 +118,14 @@ async def test_skill_files_are_read_outside_the_database_write_slot(
     folder = rooms.service.ctx.settings.resolved_skills_dir / "notes"
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text("---\nname: notes\ndescription: d\n---\nbody\n")
-    registry = rooms.service.launcher.planner.skills
     held_while_reading: list[bool] = []
-    real_get = registry.get
+    real_get = SkillRegistry.get
 
-    def probe(name: str):  # type: ignore[no-untyped-def]
+    def probe(registry: SkillRegistry, name: str):  # type: ignore[no-untyped-def]
         held_while_reading.append(write_slot_held(rooms.database.engine))
-        return real_get(name)
+        return real_get(registry, name)
 
-    monkeypatch.setattr(registry, "get", probe)
+    monkeypatch.setattr(SkillRegistry, "get", probe)
     started = await rooms.service.start(
         rooms.session_id, RunStart(message="hi", skill_folder="notes")
     )

@@ -58,8 +58,15 @@ class AgentPool(Generic[T]):
         return item, True
 
     def drop_session(self, session_id: str) -> int:
+        return self._drop(lambda key: key[0] == session_id)
+
+    def drop_home(self, home: str) -> int:
+        """Drop the agents of one hermes home (a person who was deleted)."""
+        return self._drop(lambda key: key[1] == home)
+
+    def _drop(self, matches: Callable[[PoolKey], bool]) -> int:
         with self._lock:
-            keys = [k for k in self._items if k[0] == session_id]
+            keys = [k for k in self._items if matches(k)]
             for key in keys:
                 del self._items[key]
             return len(keys)

@@ -14,6 +14,7 @@ from agentchat.bridge.hermes import (
     agents,
     continuations,
     non_answers,
+    people,
     silence,
     stall_usage,
     summarizer,
@@ -87,7 +88,9 @@ class TurnRunner:
                 if handle.aborted:
                     return RunEnd(status=RunStatus.STOPPED)
             try:
-                return self._run_guarded(handle, request)
+                home = people.prepared_home(self._settings, request.user_id)
+                with people.serving(home, self._settings):  # the person's memory and skills
+                    return self._run_guarded(handle, request)
             finally:
                 lock.release()
 
@@ -173,7 +176,8 @@ class TurnRunner:
         model_id = _agent_identity(spec, toolsets)
         if request.model_hosts.allow or request.model_hosts.deny:
             model_id += "|direct"  # its clients were built without a proxy (host_guard)
-        key = pool_key(request.session_id, str(self._settings.home), model_id, spec.api_key)
+        home = people.home_of(self._settings, request.user_id)
+        key = pool_key(request.session_id, str(home), model_id, spec.api_key)
         slot, _created = self._pool.get_or_create(
             key,
             lambda: agents.build_agent(spec, request.session_id, toolsets, request.max_iterations),

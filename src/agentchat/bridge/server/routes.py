@@ -125,14 +125,26 @@ def reset(session_id: str, service: ServiceDep) -> Ack:
     return service.reset(session_id)
 
 
+UserId = Annotated[str | None, Query(alias="userId", max_length=200)]
+
+
 @router.get("/sessions/{session_id}/memory", operation_id="bridgeGetMemory")
-def get_memory(session_id: str, service: ServiceDep) -> MemoryView:
-    return service.memory.read()
+def get_memory(session_id: str, service: ServiceDep, user_id: UserId = None) -> MemoryView:
+    """The long-term memory of the person `userId` (accounts), or the bridge's one."""
+    return service.memory(user_id).read()
 
 
 @router.put("/sessions/{session_id}/memory", operation_id="bridgePutMemory")
-def put_memory(session_id: str, body: MemoryUpdate, service: ServiceDep) -> MemoryView:
-    return service.memory.write(body)
+def put_memory(
+    session_id: str, body: MemoryUpdate, service: ServiceDep, user_id: UserId = None
+) -> MemoryView:
+    return service.memory(user_id).write(body)
+
+
+@router.delete("/people/{user_id}", operation_id="bridgeForgetPerson")
+def forget_person(user_id: str, service: ServiceDep) -> Ack:
+    """The person was deleted: their agents, memory and agent-made skills go."""
+    return service.forget_person(user_id)
 
 
 @router.get("/mcp/servers", operation_id="bridgeMcpStatus")

@@ -12,7 +12,7 @@ from agentchat.bridge.guards import files as file_guard
 from agentchat.bridge.guards import hosts as host_guard
 from agentchat.bridge.guards import request_policy
 from agentchat.bridge.guards import skills as skill_guard
-from agentchat.bridge.hermes import agents, log_privacy, summarizer, summary_usage
+from agentchat.bridge.hermes import agents, log_privacy, people, summarizer, summary_usage
 from agentchat.bridge.hermes.agents import AgentSlot, ModelSpec
 from agentchat.bridge.hermes.forget import PendingForgets, unload_session
 from agentchat.bridge.hermes.home import import_hermes
@@ -51,9 +51,6 @@ class BridgeService:
         self.runs = RunRegistry()
         self.buffers = RunBuffers(settings.run_retention_s)
         self._pumps: set[asyncio.Task[None]] = set()
-        self.memory = MemoryFiles(
-            settings.home, settings.memory_char_limit, settings.user_char_limit
-        )
         workers = max(2 * settings.pool_size, 16)
         self.executor = ThreadPoolExecutor(workers, thread_name_prefix="bridge-turn")
         self._runner: TurnRunner | None = None
@@ -169,6 +166,17 @@ class BridgeService:
         dropped = self.pool.drop_session(session_id)
         self.forgets.done_with(session_id)
         return Ack(detail=f"dropped {dropped} agent(s)")
+
+    def memory(self, user_id: str | None) -> MemoryFiles:
+        """The memory files of the person `user_id` (the bridge's own without accounts)."""
+        home = people.home_of(self.settings, user_id)
+        return MemoryFiles(home, self.settings.memory_char_limit, self.settings.user_char_limit)
+
+    def forget_person(self, user_id: str) -> Ack:
+        """The person was deleted: their agents, memory and agent-made skills go."""
+        dropped = self.pool.drop_home(str(people.home_of(self.settings, user_id)))
+        removed = people.forget_person(self.settings, user_id)
+        return Ack(detail=f"dropped {dropped} agent(s); {'removed' if removed else 'no'} home")
 
     def _session_busy(self, session_id: str) -> bool:
         return bool(self.runs.for_session(session_id)) or self.pool.in_turn(session_id)

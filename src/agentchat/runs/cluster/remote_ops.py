@@ -22,6 +22,7 @@ def control_handler(control: RunControl) -> Handler:
         "clarify": lambda b: control.resume(b["runId"], b["clarifyId"], b["answer"]),
         "steer": lambda b: steering.steer(ctx, b["runId"], b["text"]),
         "reset": lambda b: control.reset_agent(b["hermesSession"]),
+        "forget_person": lambda b: control.forget_person_here(b["userId"]),
     }
 
     async def handle(body: dict[str, Any]) -> dict[str, Any]:

@@ -10,8 +10,11 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 import anyio
+from sqlalchemy.orm import Session
 
 from agentchat.attachments.kinds import Delivery
+from agentchat.chat.sessions import get_session
+from agentchat.core.principal import agent_key
 from agentchat.protocol.errors import ServiceUnavailable
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, RunContext
@@ -31,7 +34,10 @@ class Launcher:
     async def start(self, session_id: int, body: RunStart) -> RunStarted:
         self._check_bridges()
         if body.skill_folder:  # a skill chosen now: checked before any database lock is taken
-            await anyio.to_thread.run_sync(self.planner.skill_names, body.skill_folder)
+            person = await self.ctx.in_thread(lambda db: _agent_key_of(db, session_id))
+            await anyio.to_thread.run_sync(
+                self.planner.skill_names, body.skill_folder, True, person
+            )
         run_id = await self._claim()
         async with self._start_lock, self._unclaim_on_error(run_id):
             run = await self.ctx.in_thread(
@@ -71,7 +77,8 @@ class Launcher:
 
     async def _load_skill(self, run: ActiveRun) -> None:
         folder = run.plan.skill_folder
-        names = await anyio.to_thread.run_sync(self.planner.skill_names, folder, False)
+        person = run.request.user_id if run.request is not None else None
+        names = await anyio.to_thread.run_sync(self.planner.skill_names, folder, False, person)
         if run.request is not None:
             run.request = run.request.model_copy(update={"skills": names})
 
@@ -103,3 +110,8 @@ class Launcher:
         self.ctx.active[plan.run_id] = run
         self.ctx.claimed.discard(plan.run_id)
         run.task = asyncio.create_task(self._drive(run), name=f"run-{plan.run_id}")
+
+
+def _agent_key_of(db: Session, session_id: int) -> str | None:
+    """The opaque id the bridge keys the chat owner's agent by (None without accounts)."""
+    return agent_key(get_session(db, session_id).owner_id)

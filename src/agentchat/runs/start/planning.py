@@ -35,7 +35,6 @@ FILE_TOOLS = "file"  # the hermes toolset whose tools read a workspace's files
 class RunPlanner:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.skills = registry_for(settings)
 
     def create(
         self,
@@ -156,14 +155,17 @@ class RunPlanner:
         body = RunStart(model_id=original.model_id, skill_folder=original.skill_folder)
         return self.create(db, original.session_id, body, message_id, run_id)
 
-    def skill_names(self, skill_folder: str | None, strict: bool = True) -> list[str]:
+    def skill_names(
+        self, skill_folder: str | None, strict: bool = True, person: str | None = None
+    ) -> list[str]:
         """The chosen skill's name for hermes to preload, read from its files (never under a
-        database lock). `strict`: an unknown or unreadable skill is an error (a skill chosen
-        now), else it is left out (a skill stored with the chat that has since been removed)."""
+        database lock), among the skills of `person` (the chat owner's agent key). `strict`:
+        an unknown or unreadable skill is an error (a skill chosen now), else it is left out
+        (a skill stored with the chat that has since been removed)."""
         if not skill_folder:
             return []
         try:
-            skill = self.skills.get(skill_folder)
+            skill = registry_for(self.settings, person).get(skill_folder)
             if not skill.content:  # its SKILL.md cannot be read: a link, not a file, too large
                 raise Invalid(f"skill {skill_folder!r} cannot be used: {skill.error}")
             return [skill.name]

@@ -163,6 +163,19 @@ class RunControl:
                     "bridge %s could not reset %s: %s", client.base_url, hermes_session, exc
                 )
 
+    async def forget_person(self, user_id: str) -> None:
+        """The person was deleted: every bridge drops their agent's memory and skills."""
+        await self.forget_person_here(user_id)
+        if self.ctx.remote is not None:  # another process's bridge may hold some
+            await self.ctx.remote.broadcast("forget_person", {"userId": user_id}, RESET_TIMEOUT_S)
+
+    async def forget_person_here(self, user_id: str) -> None:
+        for client in self.ctx.bridges.candidates(user_id):
+            try:
+                await client.forget_person(user_id)
+            except BridgeUnavailable as exc:
+                log.warning("bridge %s could not forget %s: %s", client.base_url, user_id, exc)
+
 
 async def forward(
     ctx: RunContext, run_id: str, op: str, args: dict[str, Any], timeout: float
