@@ -13,7 +13,10 @@ Run: .venv/bin/python bench/bench_agent_check.py
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import signal
 import socket
 import statistics
 import sys
@@ -81,6 +84,9 @@ def main() -> None:
     finally:
         for sock in (client, accepted, server):
             sock.close()
+        for pid in descendants([bridge.process.pid]) - {bridge.process.pid}:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)  # the programs the turn started
         bridge.stop()
         stop_model()
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
