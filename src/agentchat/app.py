@@ -10,13 +10,13 @@ from agentchat.accounts.admin_routes import router as admin_router
 from agentchat.accounts.oidc_routes import router as oidc_router
 from agentchat.accounts.routes import router as accounts_router
 from agentchat.chat.router import router as chat_router
-from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings, get_settings
 from agentchat.lifecycle import lifespan
 from agentchat.mcp_servers.router import router as mcp_router
 from agentchat.models.router import router as models_router
 from agentchat.runs.http.router import router as runs_router
+from agentchat.runtime import BridgeStatus
 from agentchat.skills.router import router as skills_router
 from agentchat.web.agent_refusal import refuse_agents
 from agentchat.web.error_handlers import install_api_error_handlers

@@ -97,9 +97,9 @@ def main(
 
 def _schema(settings: object, *, migrate: bool, command: str) -> None:
     """Bring the schema up to date (or check it); one clear line and exit 2 when it cannot."""
-    from agentchat.core.private_files import private_dir
     from agentchat.core.settings import Settings
     from agentchat.migrations.on_start import SchemaProblem, prepare_schema
+    from agentchat.private_files import private_dir
 
     assert isinstance(settings, Settings)
     private_dir(settings.data_dir)  # chats, memory, keys: only this user

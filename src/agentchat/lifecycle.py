@@ -20,9 +20,7 @@ from agentchat.accounts.broadcast import RevocationChannel
 from agentchat.accounts.gate import AccountsGate
 from agentchat.accounts.users import adopt_at_start
 from agentchat.bridge_client.workers import BridgeWorkers
-from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
-from agentchat.core.private_files import private_dir
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
 from agentchat.events.control_bus import ControlBus
@@ -31,12 +29,14 @@ from agentchat.gc_freeze import freeze_startup_heap, thaw_heap
 from agentchat.local_stack import LocalStack
 from agentchat.migrations.on_start import migration_lock
 from agentchat.models.service import ensure_default_model, update_builtin_base_url
+from agentchat.private_files import private_dir
 from agentchat.runs.cluster.bus_watch import PROBE_S
 from agentchat.runs.cluster.file_owners import FileRunOwners
 from agentchat.runs.cluster.owners import HEARTBEAT_S, Owners, RunOwners
 from agentchat.runs.drive.log_writer import LogWriter
 from agentchat.runs.periodic import Periodic
 from agentchat.runs.service import RunService
+from agentchat.runtime import BridgeStatus
 from agentchat.shutdown_deadline import ShutdownDeadline
 from agentchat.skills.service import install_samples
 

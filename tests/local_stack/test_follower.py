@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from agentchat.core.bridge_status import BridgeStatus
 from agentchat.local_stack import bridge as local_bridge
 from agentchat.local_stack.state import BridgeState, write_state
 from agentchat.local_stack.supervisor import MISSED_PINGS, BridgeFollower
+from agentchat.runtime import BridgeStatus
 
 SECRET = "s" * 32
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from agentchat.core.bridge_status import BridgeStatus
 from agentchat.local_stack.backoff import Backoff
 from agentchat.local_stack.processes import bridge_socket
 from agentchat.local_stack.state import BridgeState, deciding, read_state, write_state
+from agentchat.runtime import BridgeStatus
 
 STATE = BridgeState(
     url="http://127.0.0.1:1234",

@@ -31,7 +31,7 @@ from agentchat.accounts.tables import AccountToken
 from agentchat.accounts.usage import usage_table
 from agentchat.core.clock import utcnow
 from agentchat.core.deps import DatabaseDep, SettingsDep
-from agentchat.core.principal import AdminDep, Principal, agent_key
+from agentchat.principal import AdminDep, Principal, agent_key
 from agentchat.protocol.camel import ERROR_RESPONSES
 
 router = APIRouter(prefix="/api/admin", tags=["admin"], responses=ERROR_RESPONSES)

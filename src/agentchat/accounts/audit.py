@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from agentchat.accounts.tables import AppUser, AuditEvent
 from agentchat.core.clock import utcnow
-from agentchat.core.principal import Principal
+from agentchat.principal import Principal
 
 
 class Action(StrEnum):

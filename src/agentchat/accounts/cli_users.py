@@ -6,7 +6,7 @@ from __future__ import annotations
 from agentchat.accounts import sessions, users
 from agentchat.accounts.audit import COMMAND_LINE, Action, record
 from agentchat.core.database import Database
-from agentchat.core.principal import ADMIN, USER
+from agentchat.principal import ADMIN, USER
 from agentchat.protocol.errors import NotFound
 
 

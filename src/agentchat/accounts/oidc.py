@@ -24,8 +24,8 @@ from agentchat.accounts.audit import Action, Origin, record
 from agentchat.accounts.names import MAX_CHARS, parse_username
 from agentchat.accounts.tables import AccountToken, AppUser
 from agentchat.core.clock import utcnow
-from agentchat.core.principal import ADMIN, PENDING, USER
 from agentchat.core.settings import Settings
+from agentchat.principal import ADMIN, PENDING, USER
 from agentchat.protocol.errors import AppError, Invalid
 
 with warnings.catch_warnings():  # Authlib's notice that it prefers httpx2 over httpx

@@ -23,7 +23,7 @@ from agentchat.accounts.schemas import (
 )
 from agentchat.accounts.signin_routes import me, session_ttl
 from agentchat.core.deps import DatabaseDep, SettingsDep
-from agentchat.core.principal import PENDING, USER, Principal, PrincipalDep
+from agentchat.principal import PENDING, USER, Principal, PrincipalDep
 from agentchat.protocol.camel import ERROR_RESPONSES
 
 router = APIRouter(prefix="/api/auth", tags=["auth"], responses=ERROR_RESPONSES)

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from agentchat.accounts.audit import Origin
 from agentchat.accounts.tables import AccountSession, AppUser
 from agentchat.core.clock import utcnow
-from agentchat.core.principal import PENDING, Principal
+from agentchat.principal import PENDING, Principal
 from agentchat.protocol.errors import NotFound
 
 TOUCH_EVERY = timedelta(minutes=5)  # last_seen_at is written at most this often

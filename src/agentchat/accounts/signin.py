@@ -22,7 +22,7 @@ from agentchat.accounts.errors import (
 from agentchat.accounts.tables import AppUser
 from agentchat.accounts.users import find_by_name
 from agentchat.core.clock import utcnow
-from agentchat.core.principal import PENDING
+from agentchat.principal import PENDING
 from agentchat.protocol.errors import AppError
 
 FIRST_WAIT = timedelta(seconds=30)

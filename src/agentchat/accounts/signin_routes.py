@@ -17,8 +17,8 @@ from agentchat.accounts.schemas import Me
 from agentchat.accounts.sign_in_sessions import FailureThrottle, client_of
 from agentchat.accounts.signin import sign_in
 from agentchat.core.database import Database
-from agentchat.core.principal import SINGLE, Principal
 from agentchat.core.settings import Settings
+from agentchat.principal import SINGLE, Principal
 
 
 def me(principal: Principal) -> Me:

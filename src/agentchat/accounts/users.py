@@ -15,9 +15,9 @@ from agentchat.accounts.tables import AppUser
 from agentchat.chat.sessions import delete_session
 from agentchat.chat.tables import ChatSession
 from agentchat.core.clock import utcnow
-from agentchat.core.principal import ADMIN, PENDING, USER
 from agentchat.models.service import delete_model
 from agentchat.models.tables import AiModelConfig
+from agentchat.principal import ADMIN, PENDING, USER
 from agentchat.protocol.errors import Conflict, Invalid, NotFound
 
 ROLES = (ADMIN, USER, PENDING)

@@ -24,7 +24,7 @@ from agentchat.chat.deps import load_session
 from agentchat.chat.export_archive import export_archive
 from agentchat.chat.schemas import ExportBranch
 from agentchat.core.deps import DatabaseDep, SettingsDep
-from agentchat.core.principal import PrincipalDep
+from agentchat.principal import PrincipalDep
 from agentchat.protocol.camel import ERROR_RESPONSES, ErrorBody
 from agentchat.protocol.errors import NotFound
 

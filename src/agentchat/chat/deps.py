@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from agentchat.chat.tables import ChatMessage, ChatSession
 from agentchat.core.deps import DatabaseDep, DbSession
-from agentchat.core.principal import Principal, PrincipalDep
+from agentchat.principal import Principal, PrincipalDep
 from agentchat.protocol.errors import NotFound
 
 

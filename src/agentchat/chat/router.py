@@ -42,7 +42,7 @@ from agentchat.chat.schemas import (
     VersionPublic,
 )
 from agentchat.core.deps import DbSession, SettingsDep
-from agentchat.core.principal import PrincipalDep
+from agentchat.principal import PrincipalDep
 from agentchat.protocol.camel import ERROR_RESPONSES
 
 router = APIRouter(prefix="/api/chat", tags=["chat"], responses=ERROR_RESPONSES)

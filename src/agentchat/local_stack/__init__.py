@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import urlsplit
 
-from agentchat.core.bridge_status import BridgeStatus
-from agentchat.core.private_files import private_dir
 from agentchat.core.settings import Settings
 from agentchat.local_stack.bridge import LocalBridge
 from agentchat.local_stack.processes import free_port, wait_for_health
@@ -21,6 +19,8 @@ from agentchat.local_stack.supervisor import (
     BridgeSupervisor,
     Moved,
 )
+from agentchat.private_files import private_dir
+from agentchat.runtime import BridgeStatus
 
 DEMO_PORT_FILE = "demo-model.port"
 

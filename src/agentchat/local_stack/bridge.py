@@ -17,7 +17,6 @@ import httpx
 from agentchat import __version__
 from agentchat.bridge_client import address
 from agentchat.bridge_client.address import unix_url
-from agentchat.core.private_files import private_dir
 from agentchat.core.settings import Settings
 from agentchat.local_stack.processes import (
     BRIDGE_START_TIMEOUT_S,
@@ -31,6 +30,7 @@ from agentchat.local_stack.processes import (
     wait_for_health,
 )
 from agentchat.local_stack.state import BridgeState, deciding, read_state, write_state
+from agentchat.private_files import private_dir
 from agentchat.protocol.bridge_env import bridge_environment
 
 log = logging.getLogger(__name__)

@@ -14,11 +14,11 @@ from pathlib import Path
 import httpx
 
 from agentchat.bridge_client import address
-from agentchat.core.bridge_status import BridgeStatus
 from agentchat.local_stack.backoff import Backoff
 from agentchat.local_stack.bridge import PING_TIMEOUT_S, LocalBridge, answers
 from agentchat.local_stack.processes import pid_alive, pid_stopped
 from agentchat.local_stack.state import read_state
+from agentchat.runtime import BridgeStatus
 
 log = logging.getLogger(__name__)
 PING_S = 2.0

@@ -11,7 +11,6 @@ from starlette.concurrency import run_in_threadpool
 from agentchat.bridge_client.workers import BridgeWorkers
 from agentchat.core.database import Database
 from agentchat.core.deps import DatabaseDep, DbSession
-from agentchat.core.principal import AdminDep, PrincipalDep
 from agentchat.mcp_servers import bridges as agent_services
 from agentchat.mcp_servers import service
 from agentchat.mcp_servers.schemas import (
@@ -24,6 +23,7 @@ from agentchat.mcp_servers.schemas import (
 )
 from agentchat.models.crypto import KeyCipher, UnreadableApiKey
 from agentchat.models.router import CipherDep
+from agentchat.principal import AdminDep, PrincipalDep
 from agentchat.protocol.camel import ERROR_RESPONSES
 from agentchat.protocol.errors import ServiceUnavailable
 from agentchat.protocol.mcp import McpServerWire

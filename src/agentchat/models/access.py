@@ -9,8 +9,8 @@ from typing import Any
 from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session
 
-from agentchat.core.principal import AdminOnly, Principal
 from agentchat.models.tables import AiModelConfig
+from agentchat.principal import AdminOnly, Principal
 from agentchat.protocol.errors import NotFound
 
 

@@ -8,12 +8,12 @@ from fastapi import APIRouter, Depends, Response, status
 from starlette.concurrency import run_in_threadpool
 
 from agentchat.core.deps import DatabaseDep, DbSession, SettingsDep
-from agentchat.core.principal import PrincipalDep
 from agentchat.models import access, service
 from agentchat.models.crypto import KeyCipher
 from agentchat.models.hosts import check_host, host_policy
 from agentchat.models.probe import probe
 from agentchat.models.schemas import ModelCreate, ModelPublic, ModelTestResult, ModelUpdate
+from agentchat.principal import PrincipalDep
 from agentchat.protocol.camel import ERROR_RESPONSES
 
 router = APIRouter(prefix="/api/models", tags=["models"], responses=ERROR_RESPONSES)

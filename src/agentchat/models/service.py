@@ -10,7 +10,6 @@ from sqlalchemy import case, false, func, select, true, update
 from sqlalchemy.orm import Session
 
 from agentchat.core.database import Database
-from agentchat.core.principal import SINGLE, Principal
 from agentchat.core.settings import Settings
 from agentchat.models.access import get_visible, usable, visible_to
 from agentchat.models.crypto import KeyCipher
@@ -18,6 +17,7 @@ from agentchat.models.hosts import check_host, host_problem
 from agentchat.models.schemas import ModelCreate, ModelPublic, ModelUpdate, check_temperature
 from agentchat.models.tables import AiModelConfig
 from agentchat.models.vision import sees_images
+from agentchat.principal import SINGLE, Principal
 from agentchat.protocol.errors import Conflict, Invalid, NotFound
 
 SCRIPTED_MODEL_NAME = "Scripted demo model (offline, not a real LLM)"

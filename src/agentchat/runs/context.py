@@ -12,7 +12,6 @@ from typing import TypeVar
 import anyio
 from sqlalchemy.orm import Session
 
-from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
@@ -26,6 +25,7 @@ from agentchat.runs.cluster.remote import Remote
 from agentchat.runs.drive.final_write import FinalWrites, Unsaved
 from agentchat.runs.drive.log_writer import LogWriter
 from agentchat.runs.ports import Bridge, Bridges
+from agentchat.runtime import BridgeStatus
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -26,7 +26,6 @@ worker thread (`RunContext.in_thread`).
 
 from __future__ import annotations
 
-from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
@@ -56,6 +55,7 @@ from agentchat.runs.steer import steering
 from agentchat.runs.steer.agent_memory import AgentMemory
 from agentchat.runs.steer.control import RunControl
 from agentchat.runs.views.snapshots import snapshot
+from agentchat.runtime import BridgeStatus
 
 
 class RunService:

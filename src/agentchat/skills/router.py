@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 
 from agentchat.core.deps import SettingsDep
-from agentchat.core.principal import PrincipalDep
+from agentchat.principal import PrincipalDep
 from agentchat.protocol.camel import ERROR_RESPONSES
 from agentchat.skills.schemas import SkillDetail, SkillSummary
 from agentchat.skills.service import SkillRegistry, registry_for

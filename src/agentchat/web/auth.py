@@ -4,7 +4,7 @@ Without accounts: the optional bearer token (AGENTCHAT_AUTH_TOKEN, or a sign-in 
 with it); whoever gets in is the server's one person (`SINGLE`). With accounts (once the first
 one exists): a user's sign-in session, in the `agentchat_session` cookie or as a bearer token;
 the token stops working then. Either way the request's `Principal` is put in its state, where
-the routes read it (core.principal)."""
+the routes read it (agentchat.principal)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from agentchat.accounts.cookies import SESSION_COOKIE
 from agentchat.accounts.gate import AccountsGate
 from agentchat.accounts.live import cut_off
 from agentchat.accounts.sign_in_sessions import FailureThrottle, SessionStore, client_of
-from agentchat.core.principal import SINGLE, STATE_KEY, Principal
 from agentchat.core.settings import Settings
+from agentchat.principal import SINGLE, STATE_KEY, Principal
 from agentchat.protocol.errors import TooManyRequests
 from agentchat.web.asgi import header, send_error
 

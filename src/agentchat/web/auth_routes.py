@@ -16,7 +16,7 @@ from agentchat.accounts.schemas import Me
 from agentchat.accounts.sign_in_sessions import FailureThrottle, SessionStore, client_of
 from agentchat.accounts.signin_routes import me, password_sign_in, sign_out
 from agentchat.core.deps import SettingsDep
-from agentchat.core.principal import STATE_KEY, Principal
+from agentchat.principal import STATE_KEY, Principal
 from agentchat.protocol.camel import CamelModel, ErrorBody
 from agentchat.protocol.errors import Invalid, Unauthorized
 from agentchat.web.auth import (

@@ -12,9 +12,9 @@ from typing import Literal
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from agentchat.core.bridge_status import BridgeStatus
 from agentchat.core.deps import DatabaseDep
 from agentchat.events.redis_health import redis_problem
+from agentchat.runtime import BridgeStatus
 
 router = APIRouter(tags=["health"])
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentchat.core.principal import STATE_KEY, Principal
+from agentchat.principal import STATE_KEY, Principal
 from agentchat.protocol.errors import TooManyRequests
 from agentchat.web.asgi import send_error
 

@@ -31,7 +31,7 @@ from agentchat.core.database.file_check import SqliteFileGuard
 from agentchat.core.database.free_space import check_room
 from agentchat.core.database.packed_text import register_sqlite_functions
 from agentchat.core.database.sqlite_upkeep import merge_and_shrink, truncate_wal, tune
-from agentchat.core.private_files import private_file
+from agentchat.private_files import private_file
 from agentchat.protocol.errors import DatabaseUnavailable
 
 # BIGINT ids that still autoincrement on SQLite (which only does so for INTEGER PRIMARY KEY).

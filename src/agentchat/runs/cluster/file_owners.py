@@ -16,7 +16,7 @@ import socket
 import uuid
 from pathlib import Path
 
-from agentchat.core.private_files import private_dir
+from agentchat.private_files import private_dir
 
 _RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,200}")
 

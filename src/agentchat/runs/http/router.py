@@ -16,7 +16,7 @@ from agentchat.chat.deps import (
     owned_run_ids,
 )
 from agentchat.core.deps import DatabaseDep, DbSession
-from agentchat.core.principal import PrincipalDep
+from agentchat.principal import PrincipalDep
 from agentchat.protocol.bridge_api import MemoryView
 from agentchat.protocol.camel import ERROR_RESPONSES
 from agentchat.protocol.errors import Invalid, ServiceUnavailable

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from agentchat.attachments.kinds import Delivery
 from agentchat.chat.sessions import get_session
-from agentchat.core.principal import agent_key
+from agentchat.principal import agent_key
 from agentchat.protocol.errors import ServiceUnavailable
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, RunContext

@@ -11,13 +11,13 @@ from agentchat.chat import tree
 from agentchat.chat.enums import MessageRole
 from agentchat.chat.sessions import get_session
 from agentchat.chat.tables import ChatMessage, ChatSession
-from agentchat.core.principal import agent_key
 from agentchat.core.settings import Settings
 from agentchat.mcp_servers import service as mcp_service
 from agentchat.models.crypto import KeyCipher
 from agentchat.models.service import ResolvedModel, resolve_model
 from agentchat.models.summarizers import summarizer_for
 from agentchat.models.wire import bridge_model, model_secrets
+from agentchat.principal import agent_key
 from agentchat.protocol.bridge_api import ModelHosts, RunRequest
 from agentchat.protocol.errors import AppError, Conflict, Invalid
 from agentchat.protocol.status import RunStatus

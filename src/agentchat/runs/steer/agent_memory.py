@@ -6,7 +6,7 @@ from sqlalchemy.orm import Session
 
 from agentchat.bridge_client.client import BridgeUnavailable
 from agentchat.chat.sessions import get_session
-from agentchat.core.principal import agent_key
+from agentchat.principal import agent_key
 from agentchat.protocol.bridge_api import MemoryView
 from agentchat.protocol.errors import BadGateway, Conflict
 from agentchat.runs.context import RunContext, new_hermes_session
