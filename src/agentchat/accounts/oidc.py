@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from authlib.deprecate import AuthlibDeprecationWarning
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
@@ -28,8 +29,10 @@ from agentchat.core.settings import Settings
 from agentchat.principal import ADMIN, PENDING, USER
 from agentchat.protocol.errors import AppError, Invalid
 
-with warnings.catch_warnings():  # Authlib's notice that it prefers httpx2 over httpx
-    warnings.simplefilter("ignore")
+# Authlib says once, at import, that it prefers httpx2 over httpx. Its own module sets an
+# "always" filter for that warning when first imported, so the "ignore" goes in after it.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", AuthlibDeprecationWarning)
     from authlib.integrations.starlette_client import OAuth
 
 KIND = "oidc"
