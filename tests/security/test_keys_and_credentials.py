@@ -203,14 +203,27 @@ async def test_the_status_route_is_no_free_place_to_guess(
     async with client_for(throttled_app) as attacker:
         answers = [(await attacker.get("/api/auth/status", headers=wrong)) for _ in range(12)]
         assert [r.status_code for r in answers] == [200] * 10 + [429, 429]
-        assert answers[0].json() == {"authRequired": True, "authenticated": False}
+        assert answers[0].json() == SIGNED_OUT
+        assert all(r.json() == SIGNED_OUT for r in answers[:10])  # no guess tells another apart
         right = await attacker.get("/api/auth/status", headers={"Authorization": f"Bearer {TOKEN}"})
         assert right.status_code == 429
         plain = await attacker.get("/api/auth/status")  # no credentials: no guess, still told
-        assert plain.json() == {"authRequired": True, "authenticated": False}
+        assert plain.json() == SIGNED_OUT
     async with client_for(throttled_app, client=("10.9.9.9", 1)) as other:
         ok = await other.get("/api/auth/status", headers={"Authorization": f"Bearer {TOKEN}"})
-        assert ok.json() == {"authRequired": True, "authenticated": True}
+        assert ok.json() == {**SIGNED_OUT, "authenticated": True}
+
+
+# Without accounts the body's other fields are constants (no one is anyone, no sign-up, no
+# single sign-on): a guess learns only `authenticated`, and the same for every wrong guess.
+SIGNED_OUT = {
+    "authRequired": True,
+    "authenticated": False,
+    "mode": "single",
+    "user": None,
+    "signup": "off",
+    "singleSignOn": None,
+}
 
 
 async def test_requests_without_credentials_are_not_guesses(throttled_app: FastAPI) -> None:
