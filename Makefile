@@ -59,6 +59,7 @@ lint: $(STAMP) api-types-check
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/lint-imports --no-logo
+	$(BIN)/python scripts/settings_table.py --check
 
 # The page's API types, generated from the app's OpenAPI document (no server started).
 # `make api-types` after changing a schema or a route; `make lint` fails while they are stale.

@@ -11,6 +11,7 @@ import httpx
 import pytest
 import typer.main
 
+from agentchat.bridge.settings import BridgeSettings
 from agentchat.cli import app
 from agentchat.core.settings import Settings
 from agentchat.local_stack import free_port
@@ -18,6 +19,7 @@ from tests.support.serve_process import Served, spawn_serve
 
 README = Path(__file__).parents[2] / "README.md"
 _ROW = re.compile(r"^\| `AGENTCHAT_(\w+)` \|\s*(`--[\w-]+`)?\s*\|", re.MULTILINE)
+_BRIDGE_ROW = re.compile(r"^\| `(AGENTCHAT_\w+)` \| [^|]* \| [^|]+ \|$", re.MULTILINE)
 
 
 @pytest.fixture
@@ -46,6 +48,18 @@ def test_every_readme_variable_is_a_setting_and_its_flag_a_serve_option() -> Non
     for name, flag in _readme_rows():
         assert name in fields, f"AGENTCHAT_{name.upper()} is documented but not a setting"
         assert flag is None or flag in flags, f"{flag} is documented but `serve` has no such flag"
+
+
+def test_every_bridge_variable_of_the_readme_is_a_bridge_setting() -> None:
+    """The bridge's own settings (AGENTCHAT_AGENT_MCP_TRANSPORTS, AGENTCHAT_BRIDGE_POOL_SIZE…)
+    are in the README's second table: a bridge reads each of them."""
+    rows = _BRIDGE_ROW.findall(README.read_text())
+    assert "AGENTCHAT_AGENT_MCP_TRANSPORTS" in rows
+    read = set()
+    for name, field in BridgeSettings.model_fields.items():
+        aliases = getattr(field.validation_alias, "choices", None)
+        read.add(str(aliases[0]) if aliases else f"AGENTCHAT_BRIDGE_{name.upper()}")
+    assert set(rows) <= read, set(rows) - read
 
 
 def test_serve_binds_and_stores_where_the_variables_say(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -13,113 +13,271 @@ from agentchat.core import setting_values
 from agentchat.protocol.toolsets import DEFAULT_TOOLSETS
 
 
+def shown(default: str) -> dict[str, Any]:
+    """A default as the README's settings table shows it, where the value alone would mislead
+    (`scripts/settings_table.py`)."""
+    return {"shown_default": default}
+
+
 class Settings(BaseSettings):
+    """Every field is documented in the README's table, generated from these descriptions."""
+
     model_config = SettingsConfigDict(env_prefix="AGENTCHAT_", extra="ignore")
 
-    host: str = "127.0.0.1"
-    port: int = Field(default=8000, ge=1, le=65535)
-    data_dir: Path = Path("./data")
-    database_url: str | None = None
-    redis_url: str | None = None
+    host: str = Field(default="127.0.0.1", description="interface to bind")
+    port: int = Field(default=8000, ge=1, le=65535, description="port")
+    data_dir: Path = Field(
+        default=Path("./data"),
+        description="SQLite file, skills, hermes home, secret key",
+        json_schema_extra=shown("`./data`"),
+    )
+    database_url: str | None = Field(
+        default=None,
+        description="e.g. `postgresql+psycopg://user@host/db`, `mysql+pymysql://root@host/db`; "
+        "`postgres://`, `postgresql://`, `mysql://` and `mariadb://` get the bundled driver; "
+        "see [The database server](#the-database-server)",
+        json_schema_extra=shown("SQLite in the data folder"),
+    )
+    migrate: bool = Field(
+        default=True,
+        description="`serve` brings the schema up to date at start, under a database lock; off: "
+        "it refuses a schema that is behind (run `agentchat migrate`)",
+    )
+    redis_url: str | None = Field(
+        default=None,
+        description="Redis Streams event bus for several API processes",
+        json_schema_extra=shown("unset (in-process bus)"),
+    )
     redis_prefix: str = Field(
-        default="agentchat:", description="Prefix of every Redis key (one per deployment)"
+        default="agentchat:",
+        description="prefix of every Redis key (one per deployment sharing a Redis)",
     )
     bridge_url: str | None = Field(
-        default=None, description="Comma-separated bridge URLs; unset starts a local bridge"
+        default=None,
+        description="one or more Hermes Bridge URLs, comma-separated: `http://host:port`, or "
+        "`http+unix://` and the percent-encoded path of the socket a bridge started with "
+        "`agentchat bridge --uds PATH` listens on",
+        json_schema_extra=shown("unset (start a local bridge)"),
     )
-    bridge_secret: SecretStr | None = None
+    bridge_secret: SecretStr | None = Field(
+        default=None,
+        description="shared secret (16+ characters) the bridges require and the API sends; "
+        "`agentchat bridge` refuses to start without it",
+        json_schema_extra=shown("unset (random for the local bridge)"),
+    )
     bridge_orphan_s: float = Field(
         default=120.0,
         gt=0,
-        description="The local bridge exits when it hears from no API for this long",
+        description="a bridge that hears from no API for this many seconds ends its turns and "
+        "exits 0 (the API pings its bridges every 2 s)",
+        json_schema_extra=shown("`120` for the local bridge; unset (never) for `agentchat bridge`"),
     )
-    skills_dir: Path | None = None
-    hermes_home: Path | None = None
-    max_active_runs: int = Field(default=5, ge=1)
+    skills_dir: Path | None = Field(
+        default=None,
+        description="folder of skills (`<name>/SKILL.md`)",
+        json_schema_extra=shown("`DATA_DIR/skills`"),
+    )
+    hermes_home: Path | None = Field(
+        default=None,
+        description="hermes-agent's home (memory, state)",
+        json_schema_extra=shown("`DATA_DIR/hermes-home`"),
+    )
+    max_active_runs: int = Field(
+        default=5,
+        ge=1,
+        description="runs at work across the server (all API processes); more get 429. A run "
+        "waiting for the person's answer to its question (clarify, approval; up to 30 "
+        "minutes) does not count, up to `AGENTCHAT_MAX_WAITING_RUNS` of them",
+    )
     max_waiting_runs: int = Field(
         default=10,
         ge=0,
-        description="Runs waiting for the person's answer that do not count as active",
+        description="runs waiting for an answer that do not count in "
+        "`AGENTCHAT_MAX_ACTIVE_RUNS` (nor, per person, in "
+        "`AGENTCHAT_MAX_ACTIVE_RUNS_PER_USER`); those beyond count as at work (each waiting "
+        "run holds a thread of its bridge, which has 16)",
     )
     shutdown_grace_s: float = Field(
-        default=10.0, ge=0, description="On SIGTERM, how long runs in flight get to finish"
+        default=10.0,
+        ge=0,
+        description="on SIGTERM, seconds runs in flight get to finish; then they are left going "
+        "in their bridge for the next start to re-attach (when the bridge outlives the API) "
+        "or stored as interrupted (with their text)",
     )
     bridge_survives_api: bool | None = Field(
         default=None,
-        description="Runs still going at shutdown are left in their bridge for the next API "
-        "to re-attach (unset: yes for external bridges)",
+        description="whether runs still going at shutdown are left to their bridge, which keeps "
+        "them (and their events, `AGENTCHAT_BRIDGE_RUN_RETENTION_S`, default one day after "
+        "their end unless the API stored and released them) for the API that comes back",
+        json_schema_extra=shown("unset (yes for `AGENTCHAT_BRIDGE_URL` bridges and the local one)"),
     )
-    auth_token: SecretStr | None = None
-    secret_key: SecretStr | None = None
-    insecure_public: bool = False
-    agent_toolsets: str = ",".join(DEFAULT_TOOLSETS)
-    agent_skill_management: bool = Field(
-        default=False, description="The agent may create skills (in the hermes home only)"
+    auth_token: SecretStr | None = Field(
+        default=None,
+        description="bearer token for every `/api` route and stream (or sign in once: a "
+        "server-side session in an HttpOnly cookie, revoked by signing out); unset = loopback "
+        "only, and only for the user of the machine that runs `serve` (Linux; others get "
+        "403); at least 16 characters to bind beyond loopback",
     )
-    allowed_hosts: str = "127.0.0.1,localhost,[::1],::1"
-    forwarded_allow_ips: str = Field(
-        default="",
-        description="Proxies whose X-Forwarded-For/-Proto are believed (empty: none)",
-    )
-    cors_origins: str = ""
-    max_body_bytes: int = Field(default=1024 * 1024, ge=1)
-    max_upload_mb: int = Field(default=20, ge=1, le=2048, description="Largest attachment")
-    max_attachments: int = Field(
-        default=10, ge=1, le=100, description="Attachments one question may carry"
-    )
-    upload_quota_mb: int = Field(
-        default=1024, ge=0, description="Attachment bytes one person may store; 0 = no limit"
-    )
-    model_hosts_allow: str = Field(default="", description="Model hosts allowed (empty: any)")
-    model_hosts_deny: str = Field(default="", description="Model hosts refused")
-    auth_failures_per_minute: int = Field(
-        default=10, ge=0, description="Failed sign-ins per client IP a minute; 0 = no limit"
-    )
-    session_ttl_hours: float = Field(default=24 * 7, gt=0, description="Sign-in lifetime")
     signup: Literal["off", "approval", "open"] = Field(
         default="off",
-        description="With accounts: off (an administrator adds people or invites them), "
-        "approval (anyone may ask; an administrator approves) or open",
+        description="with accounts: `off` (an administrator adds people or sends an invitation "
+        "link), `approval` (anyone may ask; the account waits, role `pending`, until an "
+        "administrator approves it) or `open`",
+    )
+    invitation_ttl_hours: float = Field(
+        default=72, gt=0, description="how long an invitation link works (once)"
     )
     signin_failures_per_account: int = Field(
         default=5,
         ge=1,
-        description="Wrong passwords in a row before an account's sign-in waits (30 s, "
-        "doubling up to 15 min)",
+        description="wrong passwords in a row before an account's sign-in waits 30 s, doubling "
+        "up to 15 min, whoever tries from wherever (429 `signin_throttled`)",
     )
-    invitation_ttl_hours: float = Field(default=72, gt=0, description="Invitation lifetime")
     max_active_runs_per_user: int = Field(
-        default=3, ge=1, description="With accounts: answers one person may run at once"
+        default=3,
+        ge=1,
+        description="with accounts: answers one person may run at once (429 `too_many_runs`); "
+        "waiting ones count as in `AGENTCHAT_MAX_ACTIVE_RUNS`",
     )
-    oidc_issuer: str | None = Field(default=None, description="Single sign-on: the issuer URL")
-    oidc_client_id: str | None = None
-    oidc_client_secret: SecretStr | None = None
-    oidc_name: str = Field(default="single sign-on", description="The sign-in button's name")
+    oidc_issuer: str | None = Field(
+        default=None,
+        description="single sign-on with an OpenID Connect provider: its issuer URL (see "
+        "[Accounts](#accounts))",
+    )
+    oidc_client_id: str | None = Field(
+        default=None, description="single sign-on: the client id registered with the provider"
+    )
+    oidc_client_secret: SecretStr | None = Field(
+        default=None, description="single sign-on: the client's secret"
+    )
+    oidc_name: str = Field(
+        default="single sign-on",
+        description='the name on the page\'s "Sign in with …" button',
+    )
     oidc_role_claim: str = Field(
-        default="groups", description="The ID token claim that makes an administrator"
+        default="groups",
+        description="the ID token claim (a string or a list) whose value "
+        "(`AGENTCHAT_OIDC_ADMIN_VALUE`) makes an administrator; everyone else signs in as a "
+        "user",
     )
     oidc_admin_value: str = Field(
         default="agentchat-admin",
-        description="The value of OIDC_ROLE_CLAIM (or one of its values) for administrators",
+        description="the value of `AGENTCHAT_OIDC_ROLE_CLAIM` (or one of its values) that makes "
+        "an administrator",
     )
     public_url: str | None = Field(
         default=None,
-        description="The address people use (single sign-on's return address and invitation "
-        "links); unset: the address of the request",
+        description="the address people use: single sign-on's return address, invitation links",
+        json_schema_extra=shown("unset (the request's address)"),
     )
-    run_rate_per_minute: int = Field(default=30, ge=0, description="0 turns the limit off")
+    auth_failures_per_minute: int = Field(
+        default=10,
+        ge=0,
+        description="failed authentications (Bearer, cookie, sign-in) per client IP a minute; "
+        "429 beyond, `0` = no limit",
+    )
+    session_ttl_hours: float = Field(default=24 * 7, gt=0, description="how long a sign-in lasts")
+    insecure_public: bool = Field(
+        default=False,
+        description="allow binding beyond loopback without a token (only behind another guard)",
+    )
+    allowed_hosts: str = Field(
+        default="127.0.0.1,localhost,[::1],::1",
+        description="names the `Host` header may carry, comma-separated (port ignored, the "
+        "`--host` is added, `*` = any); others get 403",
+    )
+    forwarded_allow_ips: str = Field(
+        default="",
+        description="addresses of the reverse proxies whose `X-Forwarded-For` / `-Proto` are "
+        "believed (comma-separated, `*` = any); unset, every client is the address it "
+        "connects from, so no header can choose the address the rate limits count",
+        json_schema_extra=shown("unset (none)"),
+    )
+    cors_origins: str = Field(
+        default="",
+        description="origins, comma-separated, whose pages may call the API; other sites' pages "
+        "get 403",
+        json_schema_extra=shown("unset (no CORS)"),
+    )
+    max_body_bytes: int = Field(
+        default=1024 * 1024,
+        ge=1,
+        description="larger request bodies get 413 (an attachment upload has its own limit)",
+    )
+    max_upload_mb: int = Field(
+        default=20,
+        ge=1,
+        le=2048,
+        description="largest attachment; a larger one gets 413 while it arrives and nothing is "
+        "kept",
+    )
+    max_attachments: int = Field(
+        default=10, ge=1, le=100, description="attachments one question may carry (413 beyond)"
+    )
+    upload_quota_mb: int = Field(
+        default=1024,
+        ge=0,
+        description="attachment bytes one person may store across their chats (the one "
+        "person's, without accounts); 413 beyond, `0` = no limit",
+    )
+    run_rate_per_minute: int = Field(
+        default=30,
+        ge=0,
+        description="run starts and regenerations (and, apart, sign-in attempts and model "
+        "tests) per client IP a minute (with accounts: run starts per person); 429 beyond, "
+        "`0` = no limit",
+    )
+    secret_key: SecretStr | None = Field(
+        default=None,
+        description="Fernet key that encrypts model API keys",
+        json_schema_extra=shown("generated into the data folder"),
+    )
+    agent_toolsets: str = Field(
+        default=",".join(DEFAULT_TOOLSETS),
+        description="hermes toolsets the agent gets, read by the bridge (a request may narrow "
+        "them, never widen them); the defaults cannot run commands, write files or reach the "
+        "network, and `skills` is read-only (add e.g. `web`, `file`, `terminal` "
+        "deliberately: see [SECURITY.md](SECURITY.md); `file` works in the chat's scratch "
+        "folder only, `terminal`, `code_execution` and `browser` act as the bridge's user and "
+        "the page says so; dangerous commands wait for the person's approval in the page, and "
+        "the agent's own programs are refused by the API and the bridge, 403 "
+        "`agent_process`); the page shows them and a chat may narrow them",
+    )
+    agent_skill_management: bool = Field(
+        default=False,
+        description="let the agent create and edit its own skills, in the hermes home only (the "
+        "Skills page marks them); the user's skills stay read-only",
+    )
+    model_hosts_allow: str = Field(
+        default="",
+        description="hosts a model's base URL may name, comma-separated: names, `.suffix`, IPs "
+        "or networks (`10.0.0.0/8`)",
+        json_schema_extra=shown("unset (any)"),
+    )
+    model_hosts_deny: str = Field(
+        default="",
+        description="hosts a model's base URL may not name or reach (same forms; deny wins; an "
+        "address is matched however it is written, and a name by the addresses it resolves "
+        "to when the model test or the agent connects: see [SECURITY.md](SECURITY.md))",
+    )
     scripted_llm_url: str | None = Field(
-        default=None, description="A scripted model already running (set by `serve --workers`)"
+        default=None,
+        description="a scripted model already running, for the built-in demo model (set by "
+        "`serve --workers` for its workers); unset: `serve` starts one",
     )
-    migrate: bool = Field(
-        default=True, description="`serve` brings the schema up to date at start (under a lock)"
+    start_bridge: bool = Field(
+        default=True,
+        description="without `AGENTCHAT_BRIDGE_URL`, `serve` starts a local bridge (off: runs "
+        "fail until a bridge is configured; tests)",
     )
-    start_bridge: bool = True
-    start_scripted_llm: bool = True
+    start_scripted_llm: bool = Field(
+        default=True,
+        description="`serve` starts the scripted model for the built-in demo model",
+    )
     follow_local_bridge: bool = Field(
         default=False,
-        description="The bridge URL is a local bridge another process supervises (set by "
-        "`serve --workers`): follow it through DATA_DIR/bridge.json when it moves",
+        description="the bridge URL is a local bridge another process supervises (set by "
+        "`serve --workers`): follow it through `DATA_DIR/bridge.json` when it moves",
     )
 
     @field_validator("database_url")
