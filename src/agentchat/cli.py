@@ -166,9 +166,16 @@ def serve(
     """Serve the API and the page."""
     import uvicorn
 
+    from agentchat.accounts.users import accounts_in
     from agentchat.app import create_served_app
     from agentchat.web.own_user import own_user_note
-    from agentchat.web.security import UnsafeBind, bind_note, check_bind
+    from agentchat.web.security import (
+        UnsafeBind,
+        accounts_bind_note,
+        bind_note,
+        check_bind,
+        is_loopback,
+    )
 
     overrides: dict[str, object] = {
         "host": host,
@@ -181,13 +188,20 @@ def serve(
         "migrate": migrate,
     }
     settings = _settings("serve", **overrides)
+    # With accounts every request signs in as a person (looked at without creating anything).
+    accounts = not is_loopback(settings.host) and accounts_in(settings.resolved_database_url)
     try:
-        check_bind(settings.host, settings)
+        check_bind(settings.host, settings, accounts)
     except UnsafeBind as exc:
         typer.echo(f"agentchat serve: {exc}", err=True)
         raise typer.Exit(2) from exc
     _machine_ready(settings, _given(**overrides), "serve", listen=True)
-    for note in (bind_note(settings.host, settings), own_user_note(settings)):
+    notes = (
+        bind_note(settings.host, settings),
+        accounts_bind_note(settings.host, settings, accounts),
+        None if accounts else own_user_note(settings),
+    )
+    for note in notes:
         if note:
             typer.echo(f"agentchat serve: {note}", err=True)
     _redis_reachable(settings)

@@ -5,8 +5,12 @@ audit log is written by the callers that know who asked (routes, the command lin
 
 from __future__ import annotations
 
-from sqlalchemy import func, select, update
+from pathlib import Path
+
+from sqlalchemy import create_engine, func, inspect, select, update
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
+from sqlalchemy.pool import NullPool
 
 from agentchat.accounts import passwords
 from agentchat.accounts.names import Username, parse_username, username_key
@@ -15,6 +19,7 @@ from agentchat.accounts.tables import AppUser
 from agentchat.chat.sessions import delete_session
 from agentchat.chat.tables import ChatSession
 from agentchat.core.clock import utcnow
+from agentchat.core.database import sqlite_file
 from agentchat.models.service import delete_model
 from agentchat.models.tables import AiModelConfig
 from agentchat.principal import ADMIN, PENDING, USER
@@ -29,6 +34,25 @@ class LastAdmin(Conflict):
 
 def accounts_exist(db: Session) -> bool:
     return db.scalar(select(AppUser.id).limit(1)) is not None
+
+
+def accounts_in(url: str) -> bool:
+    """Whether the database at `url` holds an account, looked at before `serve` creates or
+    migrates anything: a missing SQLite file or table, or a database that does not answer,
+    holds none."""
+    file = sqlite_file(url)
+    if url.startswith("sqlite") and (file is None or not Path(file).is_file()):
+        return False
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as conn:
+            if not inspect(conn).has_table(AppUser.__tablename__):
+                return False
+            return conn.scalar(select(AppUser.id).limit(1)) is not None
+    except SQLAlchemyError:
+        return False
+    finally:
+        engine.dispose()
 
 
 def get_user(db: Session, user_id: int) -> AppUser:

@@ -116,7 +116,8 @@ class Settings(BaseSettings):
         description="bearer token for every `/api` route and stream (or sign in once: a "
         "server-side session in an HttpOnly cookie, revoked by signing out); unset = loopback "
         "only, and only for the user of the machine that runs `serve` (Linux; others get "
-        "403); at least 16 characters to bind beyond loopback",
+        "403); at least 16 characters to bind beyond loopback (with accounts no token is "
+        "needed: see [Accounts](#accounts))",
     )
     signup: Literal["off", "approval", "open"] = Field(
         default="off",

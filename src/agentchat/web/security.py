@@ -46,10 +46,12 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_bind(host: str, settings: Settings) -> None:
-    """Raise UnsafeBind when `host` would expose an API nobody has to sign in to."""
+def check_bind(host: str, settings: Settings, accounts: bool = False) -> None:
+    """Raise UnsafeBind when `host` would expose an API nobody has to sign in to. With
+    `accounts` (the database holds one) every request signs in as a person: any bind will do
+    (the token, if any, no longer signs anyone in, so its length does not matter)."""
     token = configured_token(settings) or ""
-    if is_loopback(host) or settings.insecure_public:
+    if is_loopback(host) or settings.insecure_public or accounts:
         return
     if token and len(token) < MIN_PUBLIC_TOKEN_CHARS:
         raise UnsafeBind(
@@ -61,8 +63,21 @@ def check_bind(host: str, settings: Settings) -> None:
         return
     raise UnsafeBind(
         f"Refusing to serve on {host!r}: without AGENTCHAT_AUTH_TOKEN anyone who can reach "
-        "that address could use the agent. Set AGENTCHAT_AUTH_TOKEN, bind 127.0.0.1, or pass "
-        "--insecure-public (AGENTCHAT_INSECURE_PUBLIC=1) if something else guards the server."
+        "that address could use the agent. Set AGENTCHAT_AUTH_TOKEN, add accounts (`agentchat "
+        "users add NAME --admin`), bind 127.0.0.1, or pass --insecure-public "
+        "(AGENTCHAT_INSECURE_PUBLIC=1) if something else guards the server."
+    )
+
+
+def accounts_bind_note(host: str, settings: Settings, accounts: bool) -> str | None:
+    """Accounts on a bind beyond loopback: passwords and sign-in cookies cross the network."""
+    if not accounts or is_loopback(host) or settings.insecure_public:
+        return None
+    return (
+        f"Serving accounts on {host!r}: people sign in with passwords, so serve it over HTTPS "
+        "(a TLS proxy in front, its address in AGENTCHAT_FORWARDED_ALLOW_IPS: the sign-in "
+        "cookie is then marked Secure); over plain HTTP anyone on the network path can read "
+        "passwords and sessions."
     )
 
 
