@@ -38,7 +38,7 @@ def test_session_list_new_rename_search_archive_delete(page: Page, e2e_stack: E2
     row = session_row(page, created)
     expect(row).to_have_attribute("aria-current", "page")
     expect(tid(page, "session-item").first).to_have_attribute("data-session-id", str(created))
-    expect(tid(row, "session-title")).to_have_text("Plan my week please, thank you")
+    expect(tid(row, "session-title")).to_have_text("Plan my week please, thank you…")
     assert _session_count(e2e_stack) == before + 1
 
     tid(row, "session-title").dblclick()

@@ -51,7 +51,7 @@ def test_every_event_kind_arrives_in_order_and_is_stored(stack: Stack) -> None:
     assert user["role"] == "USER" and answer["status"] == "SUCCESS"
     assert answer["content"] == "all done"
     assert [log["kind"] for log in answer["logs"]] == [e.data["kind"] for e in logged]
-    assert detail["session"]["title"] == SCRIPT.replace("\n", " ")[:30].strip()
+    assert detail["session"]["title"] == "#think planning the answer…"
     assert detail["session"]["hasActiveRun"] is False
 
 

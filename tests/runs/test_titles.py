@@ -23,7 +23,7 @@ def test_a_stopped_first_turn_still_titles_the_chat(stack: Stack) -> None:
     stack.events(run_id, stop=lambda ev: any(e.data.get("kind") == "answer_delta" for e in ev))
     stack.post(f"/api/chat/runs/{run_id}/stop", expect=200)
     assert stack.events(run_id)[-1].data.get("stopped") is True
-    assert _title(stack, session_id) == "Count slowly #delay 50 #tokens"
+    assert _title(stack, session_id) == "Count slowly #delay 50 #tokens…"
 
 
 def test_the_title_is_there_while_the_first_answer_runs(stack: Stack) -> None:
