@@ -191,3 +191,35 @@ def test_the_last_administrator_stays_one(team: Team) -> None:
     bob = team.add("bob")
     refused = bob.http.get("/api/admin/users")
     assert refused.status_code == 403 and refused.json()["error"]["code"] == "admin_only"
+
+
+def test_pending_and_disabled_are_told_apart_only_after_the_right_password(team: Team) -> None:
+    """A person waiting for approval is told so, a disabled one that the account is disabled;
+    a wrong password gets the same answer as an unknown name (no one learns the account)."""
+    team.settings.signup = "approval"
+    asked = httpx.post(
+        f"{team.url}/api/auth/signup", json={"username": "penny", "password": PASSWORD}
+    )
+    assert asked.status_code == 201, asked.text
+    team.add("dan")
+    dan = next(u for u in team.admin.get("/api/admin/users") if u["username"] == "dan")
+    team.admin.http.patch(f"/api/admin/users/{dan['id']}", json={"disabled": True})
+
+    unknown = _login(team.url, "nobody", "wrong password").json()["error"]
+    for name in ("penny", "dan"):
+        wrong = _login(team.url, name, "wrong password")
+        assert wrong.status_code == 401 and wrong.json()["error"] == unknown, name
+    pending = _login(team.url, "penny", PASSWORD)
+    assert pending.status_code == 403
+    assert pending.json()["error"]["code"] == "account_pending"
+    assert "approved" in pending.json()["error"]["message"]
+    disabled = _login(team.url, "dan", PASSWORD)
+    assert disabled.status_code == 403
+    assert disabled.json()["error"]["code"] == "account_disabled"
+    assert "disabled" in disabled.json()["error"]["message"]
+    assert (
+        "agentchat_session" not in pending.cookies and "agentchat_session" not in disabled.cookies
+    )
+    log = team.admin.get("/api/admin/audit?action=signin_failed")["items"]
+    reasons = {(e["targetName"], e["detail"].get("reason")) for e in log}
+    assert {("penny", "pending"), ("dan", "disabled")} <= reasons

@@ -136,3 +136,30 @@ def test_a_disabled_account_cannot_sign_on(sso: Team) -> None:
 def test_start_answers_oidc_off_without_a_provider(team: Team, tmp_path: Path) -> None:
     response = httpx.get(f"{team.url}/api/auth/oidc/start")
     assert response.status_code == 404 and response.json()["error"]["code"] == "oidc_off"
+
+
+def test_with_approval_a_first_sign_on_waits_as_a_pending_account(sso: Team) -> None:
+    """Sign-up by approval: the provider's person is kept as `pending` (the refusal must not
+    undo the account it made, or no administrator could ever approve it), told so, and signs
+    on once approved."""
+    sso.settings.signup = "approval"
+    waiting = _sign_on(sso, "sub-peggy")
+    assert waiting.headers["location"] == "/signin?error=account_pending"
+    assert "agentchat_session" not in waiting.cookies
+    peggy = next(u for u in sso.admin.get("/api/admin/users") if u["username"] == "peggy")
+    assert peggy["role"] == "pending"
+    failed = sso.admin.get("/api/admin/audit?action=signin_failed")["items"]
+    assert any(e["targetName"] == "peggy" and e["detail"]["reason"] == "pending" for e in failed)
+    sso.admin.http.patch(f"/api/admin/users/{peggy['id']}", json={"role": "user"})
+    done = _sign_on(sso, "sub-peggy")
+    assert done.status_code == 302 and done.headers["location"] == "/chat"
+    assert "agentchat_session" in done.cookies
+
+
+def test_a_refused_sign_on_is_in_the_audit_log(sso: Team) -> None:
+    _sign_on(sso, "sub-peggy")
+    peggy = next(u for u in sso.admin.get("/api/admin/users") if u["username"] == "peggy")
+    sso.admin.http.patch(f"/api/admin/users/{peggy['id']}", json={"disabled": True})
+    _sign_on(sso, "sub-peggy")
+    failed = sso.admin.get("/api/admin/audit?action=signin_failed")["items"]
+    assert any(e["targetName"] == "peggy" and e["detail"]["reason"] == "disabled" for e in failed)

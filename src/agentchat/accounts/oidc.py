@@ -22,7 +22,9 @@ from sqlalchemy.orm import Session
 
 from agentchat.accounts import sessions, users
 from agentchat.accounts.audit import Action, Origin, record
+from agentchat.accounts.errors import AccountDisabled, AccountPending
 from agentchat.accounts.names import MAX_CHARS, parse_username
+from agentchat.accounts.signin import Outcome
 from agentchat.accounts.tables import AccountToken, AppUser
 from agentchat.core.clock import utcnow
 from agentchat.core.settings import Settings
@@ -145,9 +147,11 @@ def role_of(claims: dict[str, Any], settings: Settings) -> str:
 
 def sign_on(
     db: Session, issuer: str, claims: dict[str, Any], settings: Settings, origin: Origin
-) -> str:
+) -> Outcome:
     """The account of the provider's subject (made at the first sign-in; its role follows the
-    claim each time); a new session's token. Refusals are raised."""
+    claim each time) and a new session's token. A disabled or pending account is a refusal
+    returned, not raised: the transaction commits the account made (a pending one waits for
+    an administrator) and the failure's audit entry; the caller raises it afterwards."""
     subject = str(claims.get("sub") or "")
     if not subject:
         raise SignOnFailed("The ID token names no subject.")
@@ -166,13 +170,14 @@ def sign_on(
     elif user.role != PENDING and user.role != role:
         _follow_role(db, user, role, origin)
     if user.disabled:
-        record(db, Action.SIGNIN_FAILED, origin, target=user, reason="disabled")
-        raise AppError("This account is disabled.", code="account_disabled")
+        record(db, Action.SIGNIN_FAILED, origin, target=user, reason="disabled", method="oidc")
+        return Outcome(refusal=AccountDisabled("This account is disabled."))
     if user.role == PENDING:
-        raise AppError("An administrator has not approved this account.", code="account_pending")
+        record(db, Action.SIGNIN_FAILED, origin, target=user, reason="pending", method="oidc")
+        return Outcome(refusal=AccountPending("An administrator has not approved this account."))
     token = sessions.start(db, user, "oidc", origin, timedelta(hours=settings.session_ttl_hours))
     record(db, Action.SIGNIN, origin, actor=user, method="oidc")
-    return token
+    return Outcome(token=token, user_id=user.id)
 
 
 def _follow_role(db: Session, user: AppUser, role: str, origin: Origin) -> None:

@@ -105,9 +105,13 @@ async def callback(
         browser = request.cookies.get(BROWSER_COOKIE)
         flow = await transact(database, lambda db: recall(db, state, browser))
         claims = await idp.claims(code, flow)
-        token = await transact(
+        outcome = await transact(
             database, lambda db: sign_on(db, idp.issuer, claims, settings, origin)
         )
+        if outcome.refusal is not None:
+            raise outcome.refusal
+        token = outcome.token
+        assert token is not None
     except AppError as exc:
         log.info("single sign-on refused: %s (%s)", exc.code, exc.message)
         return _leave(RedirectResponse(str(URL("/signin").include_query_params(error=exc.code))))
