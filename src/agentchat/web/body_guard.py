@@ -3,6 +3,9 @@ upload), and JSON bodies must be UTF-8, nested at most MAX_JSON_DEPTH deep and f
 no database can store (a NUL, `\u0000`, which PostgreSQL refuses; an unpaired surrogate,
 `\ud800`, which is not text at all), all 422, whatever the database.
 
+The address gets the same care: a NUL in the path or the query (`%00`) is 422 before any route
+sees it (a file lookup raised on it, and PostgreSQL alone refused it in a search).
+
 A body is read into memory (it is small by then) and replayed to the app; requests without a
 body, such as the GET streams, pass through untouched."""
 
@@ -11,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -24,6 +28,14 @@ _BRACKET = re.compile(r"[\[\]{}]")
 
 class _Disconnected(Exception):
     """The client went away while sending its body: there is nobody left to answer."""
+
+
+def address_problem(scope: Scope) -> str | None:
+    """Why the request's path or query is refused, or None."""
+    query: bytes = scope.get("query_string", b"")
+    if "\x00" in scope["path"] or (b"%" in query and b"\x00" in unquote_to_bytes(query)):
+        return "The address holds a NUL character (%00), which no path or value may hold."
+    return None
 
 
 def has_body(scope: Scope) -> bool:
@@ -140,6 +152,9 @@ class BodyGuardMiddleware:
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and (problem := address_problem(scope)):
+            await send_error(send, 422, "invalid", problem)
+            return
         if scope["type"] != "http" or not has_body(scope) or self._is_streamed(scope):
             await self.app(scope, receive, send)
             return
