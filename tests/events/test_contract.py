@@ -80,6 +80,19 @@ async def test_finished_run_replays_everything_and_ends(bus: EventBus) -> None:
     assert await collect(bus.subscribe(RUN, last_event_id=5)) == []
 
 
+async def test_a_resume_past_the_end_of_a_finished_run_gets_its_terminal_event(
+    bus: EventBus,
+) -> None:
+    """Issue 34 item 11: a `Last-Event-ID` past the end (ids of an earlier life of the bus, a
+    client's mistake) closed the stream with no final event; the client never learnt the end."""
+    await bus.register(RUN, {})
+    await publish_deltas(bus, 4)
+    await bus.publish(RUN, *DONE)
+    assert await collect(bus.subscribe(RUN, last_event_id=6)) == [5]
+    assert await collect(bus.subscribe(RUN, last_event_id=10**6)) == [5]
+    assert await collect(bus.subscribe(RUN, last_event_id=5)) == []  # had it: nothing again
+
+
 async def test_finish_ends_live_subscribers_and_later_ones(bus: EventBus) -> None:
     await bus.register(RUN, {})
     await publish_deltas(bus, 2)

@@ -97,3 +97,17 @@ def test_two_hundred_clients_on_one_run_all_get_every_event(stack: Stack) -> Non
     assert streams[0][-1].event == "workflow_complete" and _dense(streams[0])
     for events in streams[1:]:
         assert [(e.id, e.event, e.data) for e in events] == reference
+
+
+def test_a_resume_from_past_the_end_of_a_finished_run_ends_with_its_final_event(
+    stack: Stack,
+) -> None:
+    """Issue 34 item 11: a `Last-Event-ID` past the end closed the stream with no final event."""
+    session_id = stack.new_session()
+    started, events = stack.ask(session_id, "#say fine")
+    last = events[-1]
+    assert last.event == "workflow_complete"
+    for past in (last.num + 1, 10**9):
+        again = stack.events(started["runId"], last=past)
+        assert [(e.event, e.num) for e in again] == [("workflow_complete", last.num)]
+    assert stack.events(started["runId"], last=last.num) == []

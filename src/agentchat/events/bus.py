@@ -13,8 +13,9 @@ class EventBus(Protocol):
 
     Ids count 1, 2, 3… within a run. `subscribe` replays every event after
     `last_event_id` exactly once, in order, then follows live and ends after the terminal
-    event (at once after the replay when the run has finished). It raises `UnknownRun` on
-    its first iteration for a run the bus does not know, and `SubscriberLagged` (a
+    event (at once after the replay when the run has finished; a finished run resumed from
+    past its last id gets its terminal event, so every stream ends with one). It raises
+    `UnknownRun` on its first iteration for a run the bus does not know, and `SubscriberLagged` (a
     `StreamInterrupted`) when the subscriber falls a whole queue behind: the caller ends the
     stream and the client reconnects with `Last-Event-ID`. Close an abandoned iterator with
     `contextlib.aclosing` (or let it be collected) to unsubscribe.

@@ -24,6 +24,14 @@ class _Run:
     finished: bool = False
 
 
+def _past_the_end(run: _Run, after: int) -> list[BusEvent]:
+    """A finished run's terminal event for a resume from past its end, else nothing."""
+    if not run.finished or not run.history:
+        return []
+    last = run.history[-1]
+    return [last] if last.is_terminal and after > last.id else []
+
+
 class InProcessEventBus:
     """Publishing never awaits: it appends to the history and offers to each subscriber."""
 
@@ -101,7 +109,7 @@ class InProcessEventBus:
         else:
             run.subscribers.add(sub)
         # No await between registering and taking the replay: nothing falls in between.
-        replay = run.history[after:]
+        replay = run.history[after:] or _past_the_end(run, after)
         try:
             for n, event in enumerate(replay, 1):
                 sub.check()

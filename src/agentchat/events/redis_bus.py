@@ -177,8 +177,10 @@ class RedisEventBus:
         """Start the reader where the replay ended, or read up to where it already is."""
         if not pos.read_any:
             tip, ended = await self._tip(key)
-            if tip <= pos.entry and ended:
+            if tip <= pos.entry and ended is not None:
                 pos.done = True
+                if tip < pos.entry and isinstance(ended, BusEvent):
+                    yield ended  # resumed from past the end: the terminal event, once
                 return
             pos.entry = min(pos.entry, tip)
         cursor = await self._reader.start_at(feed, pos.entry)
@@ -214,14 +216,17 @@ class RedisEventBus:
             if len(entries) < RANGE_CHUNK:
                 return
 
-    async def _tip(self, key: str) -> tuple[StreamId, bool]:
-        """The last entry's id, and whether it ends the run."""
+    async def _tip(self, key: str) -> tuple[StreamId, BusEvent | bool | None]:
+        """The last entry's id, and what ends the run there: its terminal event, True for the
+        finish marker, None while the run goes on."""
         last: list[Any] = await self._redis.xrevrange(key, count=1) or []
         if not last:
-            return START, False
+            return START, None
         sid = parse_id(last[0][0])
         event = decode_entry(sid, last[0][1])
-        return sid, event is None or event.is_terminal
+        if event is None:
+            return sid, True
+        return sid, event if event.is_terminal else None
 
     async def _require_known(self, run_id: str) -> None:
         if not await self.is_known(run_id):
