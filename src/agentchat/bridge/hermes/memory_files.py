@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from agentchat.protocol.bridge_api import MemoryFile, MemoryUpdate, MemoryView
-from agentchat.protocol.errors import Invalid
+from agentchat.protocol.errors import Invalid, ServiceUnavailable
 
 ENTRY_DELIMITER = "\n§\n"
 _FILES = {"memory": "MEMORY.md", "user": "USER.md"}
@@ -58,9 +58,19 @@ class MemoryFiles:
         return content
 
     def _write(self, target: str, content: str) -> None:
-        self._dir.mkdir(parents=True, exist_ok=True)
+        """Replace the file whole; when that fails (a full disk), the old one stays and no
+        temporary file is left behind."""
         path = self._dir / _FILES[target]
-        fd, tmp = tempfile.mkstemp(dir=self._dir, prefix=".mem_", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(content)
-        os.replace(tmp, path)
+        tmp: str | None = None
+        try:
+            self._dir.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self._dir, prefix=".mem_", suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(content)
+            os.replace(tmp, path)
+        except OSError as exc:
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
+            raise ServiceUnavailable(
+                f"{_FILES[target]} was not saved: {exc.strerror or exc}", code="memory_not_saved"
+            ) from exc
