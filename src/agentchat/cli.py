@@ -297,8 +297,9 @@ def users_add(
 
     database = _accounts_database("users add")
     assert isinstance(database, Database)
+    hermes_home = _settings("users add").resolved_hermes_home
     try:
-        line = add_user(database, name, _password(password_stdin), admin)
+        line = add_user(database, name, _password(password_stdin), admin, hermes_home)
     except AppError as exc:
         typer.echo(f"agentchat users add: {exc.message}", err=True)
         raise typer.Exit(2) from exc

@@ -18,6 +18,7 @@ from fastapi import FastAPI
 
 from agentchat.accounts.broadcast import RevocationChannel
 from agentchat.accounts.gate import AccountsGate
+from agentchat.accounts.shared_agent import hand_over_at_start
 from agentchat.accounts.users import adopt_at_start
 from agentchat.bridge_client.workers import BridgeWorkers
 from agentchat.core.database import Database
@@ -50,6 +51,7 @@ def prepare_data(settings: Settings, database: Database, scripted_url: str | Non
     with migration_lock(database.engine), database.session() as session:  # one first start
         ensure_default_model(session, settings, scripted_url)
         adopt_at_start(session)  # chats a process without accounts made meanwhile
+        hand_over_at_start(session, settings.resolved_hermes_home)  # and the agent's memory
         if scripted_url:
             update_builtin_base_url(session, scripted_url)
 

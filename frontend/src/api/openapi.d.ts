@@ -1017,7 +1017,8 @@ export interface paths {
         /**
          * Create User
          * @description Add a person. The first account is an administrator whatever `role` says, takes every
-         *     chat that exists, and turns accounts on: from then everyone signs in.
+         *     chat that exists and the agent's memory and skills, and turns accounts on: from then
+         *     everyone signs in.
          */
         post: operations["createUser"];
         delete?: never;

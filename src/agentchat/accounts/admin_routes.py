@@ -10,6 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response, status
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from agentchat.accounts import audit, invitations, sessions, users
 from agentchat.accounts.audit import Action, record
@@ -27,6 +28,7 @@ from agentchat.accounts.schemas import (
     UserPublic,
     UserUpdate,
 )
+from agentchat.accounts.shared_agent import hand_over
 from agentchat.accounts.tables import AccountToken
 from agentchat.accounts.usage import usage_table
 from agentchat.core.clock import utcnow
@@ -47,10 +49,16 @@ async def list_users(_: AdminDep, database: DatabaseDep) -> list[UserPublic]:
 
 @router.post("/users", operation_id="createUser", status_code=status.HTTP_201_CREATED)
 async def create_user(
-    body: UserCreate, who: AdminDep, database: DatabaseDep, gate: GateDep, origin: OriginDep
+    body: UserCreate,
+    who: AdminDep,
+    database: DatabaseDep,
+    settings: SettingsDep,
+    gate: GateDep,
+    origin: OriginDep,
 ) -> UserPublic:
     """Add a person. The first account is an administrator whatever `role` says, takes every
-    chat that exists, and turns accounts on: from then everyone signs in."""
+    chat that exists and the agent's memory and skills, and turns accounts on: from then
+    everyone signs in."""
 
     def create(db: Session) -> tuple[UserPublic, bool]:
         first = not users.accounts_exist(db)
@@ -60,6 +68,7 @@ async def create_user(
 
     created, first = await transact(database, create)
     if first:
+        await run_in_threadpool(hand_over, settings.resolved_hermes_home, created.id)
         await gate.announce_on()
     return created
 

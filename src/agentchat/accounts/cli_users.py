@@ -3,23 +3,33 @@ administrator: its actions are in the audit log as the command line's)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agentchat.accounts import sessions, users
 from agentchat.accounts.audit import COMMAND_LINE, Action, record
+from agentchat.accounts.shared_agent import hand_over
 from agentchat.core.database import Database
 from agentchat.principal import ADMIN, USER
 from agentchat.protocol.errors import NotFound
 
 
-def add_user(database: Database, name: str, password: str, admin: bool) -> str:
+def add_user(
+    database: Database, name: str, password: str, admin: bool, hermes_home: Path | None = None
+) -> str:
+    """`hermes_home`: the local bridge's, whose agent memory and skills the first account
+    takes (accounts.shared_agent)."""
     with database.session() as db:
         first = not users.accounts_exist(db)
         user = users.create_user(db, name, password, ADMIN if admin else USER)
         record(db, Action.USER_CREATED, COMMAND_LINE, target=user, role=user.role)
         line = f"added {user.role} {user.username}"
+        user_id = user.id
     if first:
+        if hermes_home is not None:
+            hand_over(hermes_home, user_id)
         return (
-            f"{line}: the first account. From now on everyone signs in, and the chats that "
-            "existed are this account's."
+            f"{line}: the first account. From now on everyone signs in, and the chats and the "
+            "agent's memory that existed are this account's."
         )
     return line
 
