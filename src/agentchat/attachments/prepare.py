@@ -37,6 +37,7 @@ class Prepared:
     text_chars: int | None = None
     inline_text: str | None = None
     temporary: list[Path] = field(default_factory=list)
+    digest: str | None = None  # the sha256 of `file`, when known already (the upload's own)
 
     def cleanup(self) -> None:
         for path in self.temporary:
@@ -72,7 +73,13 @@ async def _document(spooled: Spooled, sniffed: Sniffed, raw_name: str | None) ->
     text = _beside(spooled.path, ".txt")
     name = safe_name(raw_name, DOCUMENTS[sniffed.media_type])
     prepared = Prepared(
-        Kind.DOCUMENT, sniffed.media_type, name, spooled.path, text_file=text, temporary=[text]
+        Kind.DOCUMENT,
+        sniffed.media_type,
+        name,
+        spooled.path,
+        text_file=text,
+        temporary=[text],
+        digest=spooled.digest,
     )
     try:
         result = await processing.extract_text(spooled.path, sniffed.media_type, text)
@@ -86,7 +93,12 @@ async def _document(spooled: Spooled, sniffed: Sniffed, raw_name: str | None) ->
 
 def _text(spooled: Spooled, raw_name: str | None) -> Prepared:
     prepared = Prepared(
-        Kind.TEXT, "text/plain", safe_name(raw_name), spooled.path, text_file=spooled.path
+        Kind.TEXT,
+        "text/plain",
+        safe_name(raw_name),
+        spooled.path,
+        text_file=spooled.path,
+        digest=spooled.digest,
     )
     prepared.text_chars = spooled.chars
     prepared.inline_text = _short_text(spooled.path, spooled.chars)

@@ -75,7 +75,7 @@ class AttachmentService:
         with self.database.session() as db:
             drop_stale_unsent(db, session_id, utcnow() - UNSENT_KEPT)
             self._check_quota(db, session_id, prepared)
-            blob = get_or_write_blob(db, self.store, session_id, prepared.file)
+            blob = get_or_write_blob(db, self.store, session_id, prepared.file, prepared.digest)
             text_blob = blob
             if prepared.text_file is not None and prepared.text_file != prepared.file:
                 text_blob = get_or_write_blob(db, self.store, session_id, prepared.text_file)
@@ -102,7 +102,11 @@ class AttachmentService:
         if not quota:
             return
         files = {prepared.file, prepared.text_file} - {None}
-        adding = sum(p.stat().st_size for p in files if p and not held(db, session_id, p))
+        adding = sum(
+            p.stat().st_size
+            for p in files
+            if p and not held(db, session_id, p, prepared.digest if p == prepared.file else None)
+        )
         if adding and stored_bytes(db, session_id) + adding > quota:
             raise PayloadTooLarge(
                 f"Your attachments would take more than {quota // MB} MB "

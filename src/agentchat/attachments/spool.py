@@ -15,6 +15,8 @@ from pathlib import Path
 from agentchat.attachments.sniff import HEAD_BYTES
 from agentchat.protocol.errors import Invalid, PayloadTooLarge
 
+DECODE_BYTES = 16 * 1024
+
 
 @dataclass
 class Spooled:
@@ -36,15 +38,19 @@ class Spooled:
         self._hash.update(piece)
         if len(self.head) < HEAD_BYTES:
             self.head += piece[: HEAD_BYTES - len(self.head)]
-        if self.is_utf8_text:
-            self._text(piece, final=False)
+        # Decoded a slice at a time: the text of a whole piece would be one more piece
+        view = memoryview(piece)
+        for start in range(0, len(view), DECODE_BYTES):
+            if not self.is_utf8_text:
+                break
+            self._text(view[start : start + DECODE_BYTES], final=False)
 
     def close(self) -> None:
         self.digest = self._hash.hexdigest()
         if self.is_utf8_text:
             self._text(b"", final=True)
 
-    def _text(self, piece: bytes, *, final: bool) -> None:
+    def _text(self, piece: bytes | memoryview, *, final: bool) -> None:
         try:
             text = self._decoder.decode(piece, final)
         except UnicodeDecodeError:

@@ -7,12 +7,13 @@ scrub after a deletion). An object store implements the same three calls."""
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
 import anyio
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from agentchat.attachments.tables import CHUNK_BYTES, AttachmentBlob, AttachmentChunk
@@ -37,16 +38,47 @@ class BlobStore(Protocol):
     def forget(self, blob_ids: list[int]) -> None: ...
 
 
+# What is read from a file or written to a chunk at a time: a quarter of a chunk, so that
+# writing a blob holds far less than a chunk (on SQLite; see DatabaseBlobStore.write).
+PIECE_BYTES = 64 * 1024
+
+
 class DatabaseBlobStore:
     def __init__(self, database: Database, chunk_bytes: int = CHUNK_BYTES) -> None:
         self.database = database
         self.chunk_bytes = chunk_bytes
 
     def write(self, db: Session, blob: AttachmentBlob, source: BinaryIO) -> None:
+        if db.get_bind().dialect.name == "sqlite":
+            self._write_sqlite(db, blob, source)
+            return
         seq = 0
         while piece := source.read(self.chunk_bytes):
             # Core inserts: the session keeps no object per chunk (memory stays one chunk)
             db.execute(insert(AttachmentChunk), {"blob_id": blob.id, "seq": seq, "data": piece})
+            seq += 1
+
+    def _write_sqlite(self, db: Session, blob: AttachmentBlob, source: BinaryIO) -> None:
+        """Each chunk row inserted as zeros of its size, then filled through SQLite's
+        incremental blob I/O a PIECE_BYTES at a time: neither the driver's copy of a bound
+        value nor SQLite's record of it (a chunk each) is ever made."""
+        connection = db.connection()
+        raw = connection.connection.driver_connection
+        assert isinstance(raw, sqlite3.Connection)
+        remaining, seq = blob.size, 0
+        while remaining > 0:
+            size = min(self.chunk_bytes, remaining)
+            zeros = {"blob_id": blob.id, "seq": seq, "data": func.zeroblob(size)}
+            row = connection.execute(insert(AttachmentChunk).values(zeros))
+            with raw.blobopen("attachment_chunk", "data", row.lastrowid) as chunk:
+                filled = 0
+                while filled < size:
+                    piece = source.read(min(PIECE_BYTES, size - filled))
+                    if not piece:
+                        raise ValueError(f"blob {blob.id}: the file ended before {blob.size} bytes")
+                    chunk.write(piece)
+                    filled += len(piece)
+            remaining -= size
             seq += 1
 
     async def stream(self, blob_id: int, size: int) -> AsyncIterator[bytes]:
@@ -88,8 +120,11 @@ def chunk_count(size: int, chunk_bytes: int = CHUNK_BYTES) -> int:
 
 
 def file_digest(path: Path) -> str:
-    with path.open("rb") as source:
-        return hashlib.file_digest(source, "sha256").hexdigest()
+    digest, buffer = hashlib.sha256(), bytearray(PIECE_BYTES)
+    with path.open("rb", buffering=0) as source:
+        while got := source.readinto(buffer):
+            digest.update(memoryview(buffer)[:got])
+    return digest.hexdigest()
 
 
 def _known(db: Session, session_id: int, digest: str) -> AttachmentBlob | None:
@@ -99,14 +134,18 @@ def _known(db: Session, session_id: int, digest: str) -> AttachmentBlob | None:
     return db.scalar(stmt)
 
 
-def held(db: Session, session_id: int, path: Path) -> bool:
-    """Whether the chat already holds the bytes of the file at `path`."""
-    return _known(db, session_id, file_digest(path)) is not None
+def held(db: Session, session_id: int, path: Path, digest: str | None = None) -> bool:
+    """Whether the chat already holds the bytes of the file at `path` (of `digest`, when the
+    caller knows it)."""
+    return _known(db, session_id, digest or file_digest(path)) is not None
 
 
-def get_or_write_blob(db: Session, store: BlobStore, session_id: int, path: Path) -> AttachmentBlob:
-    """The chat's blob of the file at `path`, written now unless the chat holds those bytes."""
-    digest = file_digest(path)
+def get_or_write_blob(
+    db: Session, store: BlobStore, session_id: int, path: Path, digest: str | None = None
+) -> AttachmentBlob:
+    """The chat's blob of the file at `path` (whose sha256 is `digest`, when the caller knows
+    it), written now unless the chat holds those bytes."""
+    digest = digest or file_digest(path)
     known = _known(db, session_id, digest)
     if known is not None:
         return known
