@@ -1,5 +1,7 @@
-// fetch wrapper: JSON in and out, the API's error text as ApiError, bearer token on 401.
+// fetch wrapper: JSON in and out, the API's error text as ApiError; on 401 the sign-in page
+// (with accounts) or the bearer token prompt (without).
 import { ensureToken, authHeaders, forgetToken } from './auth'
+import { signInAgain } from '@/lib/accounts/session'
 
 /** One refused field of a request (422): where, a stable code, the API's words, the bound. */
 export interface FieldError {
@@ -36,13 +38,15 @@ async function errorFrom(response: Response): Promise<ApiError> {
   return new ApiError(message, response.status, code, fields)
 }
 
-/** fetch with the bearer token; asks for the token once when the API answers 401. */
+/** fetch with the bearer token; on a 401 asks for the token once, or with accounts goes to
+ * the sign-in page (the 401 is the answer then). */
 export async function authFetch(url: string, init: RequestInit = {}): Promise<Response> {
   const send = () =>
     fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), ...authHeaders() } })
   let response = await send()
   if (response.status === 401) {
     forgetToken()
+    if (await signInAgain()) return response
     if (await ensureToken()) response = await send()
   }
   return response

@@ -1251,25 +1251,27 @@ export interface components {
         /** AuditPublic */
         AuditPublic: {
             /** Id */
-            id: unknown;
+            id: number;
             /** At */
-            at: unknown;
+            at: string;
             /** Action */
-            action: unknown;
+            action: string;
             /** Actorid */
-            actorId: unknown;
+            actorId: number | null;
             /** Actorname */
-            actorName: unknown;
+            actorName: string | null;
             /** Targetid */
-            targetId: unknown;
+            targetId: number | null;
             /** Targetname */
-            targetName: unknown;
+            targetName: string | null;
             /** Ip */
-            ip: unknown;
+            ip: string | null;
             /** Useragent */
-            userAgent: unknown;
+            userAgent: string | null;
             /** Detail */
-            detail: unknown;
+            detail: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * AuthStatus
@@ -1499,39 +1501,39 @@ export interface components {
          */
         InvitationCreated: {
             /** Id */
-            id: unknown;
+            id: number;
             /** Role */
-            role: unknown;
+            role: string;
             /** Createdat */
-            createdAt: unknown;
+            createdAt: string;
             /** Expiresat */
-            expiresAt: unknown;
+            expiresAt: string;
             /** Createdby */
-            createdBy: unknown;
+            createdBy: number | null;
             /** Token */
-            token: unknown;
+            token: string;
             /** Path */
-            path: unknown;
+            path: string;
         };
         /** InvitationInfo */
         InvitationInfo: {
             /** Role */
-            role: unknown;
+            role: string;
             /** Expiresat */
-            expiresAt: unknown;
+            expiresAt: string;
         };
         /** InvitationPublic */
         InvitationPublic: {
             /** Id */
-            id: unknown;
+            id: number;
             /** Role */
-            role: unknown;
+            role: string;
             /** Createdat */
-            createdAt: unknown;
+            createdAt: string;
             /** Expiresat */
-            expiresAt: unknown;
+            expiresAt: string;
             /** Createdby */
-            createdBy: unknown;
+            createdBy: number | null;
         };
         /**
          * Kind
@@ -2371,21 +2373,21 @@ export interface components {
          */
         SignInSession: {
             /** Id */
-            id: unknown;
+            id: number;
             /** Method */
-            method: unknown;
+            method: string;
             /** Ip */
-            ip: unknown;
+            ip: string | null;
             /** Useragent */
-            userAgent: unknown;
+            userAgent: string | null;
             /** Createdat */
-            createdAt: unknown;
+            createdAt: string;
             /** Lastseenat */
-            lastSeenAt: unknown;
+            lastSeenAt: string;
             /** Expiresat */
-            expiresAt: unknown;
+            expiresAt: string;
             /** Current */
-            current: unknown;
+            current: boolean;
         };
         /** SignupRequest */
         SignupRequest: {
@@ -2876,21 +2878,24 @@ export interface components {
         /** UserPublic */
         UserPublic: {
             /** Id */
-            id: unknown;
+            id: number;
             /** Username */
-            username: unknown;
-            /** Role */
-            role: unknown;
+            username: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "admin" | "user" | "pending";
             /** Disabled */
-            disabled: unknown;
+            disabled: boolean;
             /** Haspassword */
-            hasPassword: unknown;
+            hasPassword: boolean;
             /** Singlesignon */
-            singleSignOn: unknown;
+            singleSignOn: boolean;
             /** Createdat */
-            createdAt: unknown;
+            createdAt: string;
             /** Lastsigninat */
-            lastSigninAt: unknown;
+            lastSigninAt: string | null;
         };
         /**
          * UserUpdate

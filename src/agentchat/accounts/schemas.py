@@ -6,7 +6,7 @@ import json
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_serializer
+from pydantic import Field, PlainSerializer
 
 from agentchat.accounts.tables import AccountSession, AppUser, AuditEvent
 from agentchat.core.clock import iso
@@ -17,10 +17,13 @@ NameText = Annotated[str, Field(min_length=1, max_length=256)]
 PasswordText = Annotated[str, Field(min_length=1, max_length=4096)]
 
 
+# A time as ISO 8601 in JSON. A typed serializer keeps the OpenAPI document's field types (a
+# model-wide serializer returning Any made every field `unknown` in the page's types).
+UtcDateTime = Annotated[datetime, PlainSerializer(iso, return_type=str, when_used="json")]
+
+
 class Timestamps(CamelModel):
-    @field_serializer("*", when_used="json")
-    def _iso(self, value: Any) -> Any:
-        return iso(value) if isinstance(value, datetime) else value
+    """A response with times (UtcDateTime fields)."""
 
 
 class Me(CamelModel):
@@ -57,9 +60,9 @@ class SignInSession(Timestamps):
     method: str
     ip: str | None
     user_agent: str | None
-    created_at: datetime
-    last_seen_at: datetime
-    expires_at: datetime
+    created_at: UtcDateTime
+    last_seen_at: UtcDateTime
+    expires_at: UtcDateTime
     current: bool
 
     @classmethod
@@ -87,8 +90,8 @@ class UserPublic(Timestamps):
     disabled: bool
     has_password: bool
     single_sign_on: bool
-    created_at: datetime
-    last_signin_at: datetime | None
+    created_at: UtcDateTime
+    last_signin_at: UtcDateTime | None
 
     @classmethod
     def of(cls, user: AppUser) -> UserPublic:
@@ -130,8 +133,8 @@ class InvitationCreate(CamelModel):
 class InvitationPublic(Timestamps):
     id: int
     role: str
-    created_at: datetime
-    expires_at: datetime
+    created_at: UtcDateTime
+    expires_at: UtcDateTime
     created_by: int | None
 
 
@@ -144,7 +147,7 @@ class InvitationCreated(InvitationPublic):
 
 class InvitationInfo(Timestamps):
     role: str
-    expires_at: datetime
+    expires_at: UtcDateTime
 
 
 class InvitationAccept(CamelModel):
@@ -168,7 +171,7 @@ class UsageRow(CamelModel):
 
 class AuditPublic(Timestamps):
     id: int
-    at: datetime
+    at: UtcDateTime
     action: str
     actor_id: int | None
     actor_name: str | None

@@ -4,6 +4,7 @@ import { createDiscreteApi, darkTheme } from 'naive-ui'
 import { computed } from 'vue'
 import { errorText } from '../display/format'
 import { theme } from './theme'
+import { account } from '../accounts/account'
 
 export interface Notifier {
   error(text: string): void
@@ -34,5 +35,6 @@ export function setNotifier(next: Notifier | null): void {
 
 /** Show a failed request's message (the API's error.message). */
 export function notifyError(err: unknown): void {
+  if (account.leaving) return // on the way to the sign-in page: its requests fail quietly
   notifier().error(errorText(err))
 }

@@ -62,9 +62,26 @@ function sizeText(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MB` : `${Math.round(bytes / 1024)} KB`
 }
 
+/** The accounts' refusals (docs/contracts.md "Accounts"), each worded as errors.code.<code>;
+ * also the codes of /signin?error=CODE after single sign-on. */
+export const ACCOUNT_CODES = [
+  'bad_credentials', 'account_disabled', 'account_pending', 'signin_throttled', 'credentials_missing',
+  'signup_closed', 'accounts_off', 'invitation_invalid', 'invitation_not_found', 'password_wrong',
+  'password_invalid', 'own_account', 'last_admin', 'user_not_found', 'username_invalid', 'username_taken',
+  'username_lookalike', 'admin_only', 'too_many_runs', 'oidc_failed', 'oidc_state_invalid', 'oidc_off',
+  'session_not_found', 'role_invalid',
+] as const
+
+/** An accounts refusal code in the page's words (null for a code this page does not know). */
+export function accountCodeText(code: unknown): string | null {
+  return typeof code === 'string' && (ACCOUNT_CODES as readonly string[]).includes(code) ? t(`errors.code.${code}`) : null
+}
+
 /** The API's refusals it knows, in the page's language; null for the others. */
 function knownRefusal(e: HttpLike, message: string): string | null {
   const code = typeof e.code === 'string' ? e.code : ''
+  const account = accountCodeText(code)
+  if (account) return account
   const cap = /^(\d+) answers are already running on this server/.exec(message)
   if (cap) return t('errors.serverBusy', { n: cap[1] })
   if (code === 'too_many_requests' || code === 'rate_limited' || e.status === 429) return t('errors.tooManyRequests')

@@ -1,0 +1,306 @@
+"""The page with accounts (issue 28): the sign-in page (a wrong password said in words, back to
+where the person was), the user menu (sign out, change password), a user kept off the Admin
+and Tools pages, an administrator adding a person who then signs in, an invitation link that
+works once, a sign-up waiting for approval, shared and private models. Desktop and phone,
+light and dark, English and Chinese, axe-core on each.
+
+This module runs its own API (with accounts) and bridge: accounts, once on, stay on."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from agentchat.app import create_app
+from agentchat.core.database import Database
+from agentchat.core.settings import Settings
+from tests.e2e.pages import tid
+from tests.e2e.stack import E2EStack
+from tests.e2e.ui_support import SIZES, PageFactory, page_factory, run_axe, sideways_overflow
+from tests.support.databases import fresh_database_url, worker_tag
+from tests.support.servers import serve_app, start_bridge
+
+pytestmark = pytest.mark.e2e
+
+PASSWORD = "correct horse battery"
+ADMIN = "root"
+VIEWS = [("en", "desktop", "light"), ("zh", "phone", "dark")]
+WRONG = {"en": "Wrong user name or password.", "zh": "用户名或密码错误。"}
+_names = itertools.count(1)
+
+
+def new_name(prefix: str) -> str:
+    return f"{prefix}{next(_names)}"
+
+
+@pytest.fixture(scope="module")
+def accounts_stack(
+    tmp_path_factory: pytest.TempPathFactory, e2e_stack: E2EStack
+) -> Iterator[E2EStack]:
+    root = tmp_path_factory.mktemp("e2e-accounts")
+    database = Database(fresh_database_url("sqlite", root, tag=f"e2e_accounts_{worker_tag()}"))
+    bridge = start_bridge(root / "bridge")
+    settings = Settings(
+        data_dir=root / "data",
+        skills_dir=root / "bridge" / "skills",
+        bridge_url=bridge.url,
+        bridge_secret=bridge.secret,
+        start_bridge=False,
+        start_scripted_llm=False,
+        run_rate_per_minute=0,
+        signup="approval",
+        auth_failures_per_minute=0,  # every test signs in from 127.0.0.1
+    )
+    url, stop_app = serve_app(create_app(settings, database=database))
+    stack = E2EStack(url, database, e2e_stack.scripted_url)
+    try:
+        # without accounts the one person registers a model (shared) and adds the first account
+        stack.register_model()
+        admin = {"username": ADMIN, "password": PASSWORD}
+        stack.call("POST", "/api/admin/users", admin, expect=201)
+        yield stack
+    finally:
+        stack.close()
+        stop_app()
+        bridge.stop()
+        database.dispose()
+
+
+@pytest.fixture
+def make_page(browser: Browser, accounts_stack: E2EStack) -> Iterator[PageFactory]:
+    with page_factory(browser, accounts_stack) as make:
+        yield make
+
+
+def admin_http(stack: E2EStack) -> httpx.Client:
+    response = httpx.post(
+        f"{stack.url}/api/auth/login", json={"username": ADMIN, "password": PASSWORD}, timeout=30
+    )
+    assert response.status_code == 200, response.text
+    token = response.cookies["agentchat_session"]
+    return httpx.Client(
+        base_url=stack.url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+    )
+
+
+def add_person(stack: E2EStack, name: str, role: str = "user") -> None:
+    with admin_http(stack) as admin:
+        body = {"username": name, "password": PASSWORD, "role": role}
+        created = admin.post("/api/admin/users", json=body)
+        assert created.status_code == 201, created.text
+
+
+def sign_in(page: Page, name: str, password: str = PASSWORD, path: str = "/signin") -> None:
+    page.goto(path)
+    tid(page, "signin-username").fill(name)
+    tid(page, "signin-password").fill(password)
+    tid(page, "signin-submit").click()
+    expect(tid(page, "user-menu")).to_have_attribute("data-username", name)
+
+
+def menu(page: Page, item: str) -> None:
+    tid(page, "user-menu").click()
+    tid(page, item).click()
+
+
+@pytest.mark.parametrize(("locale", "size", "scheme"), VIEWS)
+def test_sign_in_says_a_wrong_password_and_returns_to_the_page_then_signs_out(
+    make_page: PageFactory,
+    accounts_stack: E2EStack,
+    screenshots: Path,
+    locale: str,
+    size: str,
+    scheme: str,
+) -> None:
+    name = new_name("ann")
+    add_person(accounts_stack, name)
+    page = make_page(SIZES[size], scheme, storage={"agentchat.locale": locale})
+
+    page.goto("/models")  # signed out: the sign-in page, which comes back here afterwards
+    page.wait_for_url(re.compile(r"/signin\?next=(%2F|/)models$"))
+    expect(tid(page, "nav-chat")).to_have_count(0)
+    expect(tid(page, "signup-link")).to_be_visible()  # AGENTCHAT_SIGNUP=approval
+    page.screenshot(path=screenshots / f"signin-{locale}-{size}-{scheme}.png")
+    assert run_axe(page) == []
+    assert sideways_overflow(page) == 0
+
+    tid(page, "signin-username").fill(name)
+    tid(page, "signin-password").fill("not the password")
+    tid(page, "signin-submit").click()
+    expect(tid(page, "signin-error")).to_have_text(WRONG[locale])
+    expect(tid(page, "signin-password")).to_have_value("")
+
+    tid(page, "signin-password").fill(PASSWORD)
+    tid(page, "signin-submit").click()
+    page.wait_for_url(re.compile(r"/models$"))
+    expect(tid(page, "models-page")).to_be_visible()
+    expect(tid(page, "user-menu")).to_have_attribute("data-username", name)
+    expect(tid(page, "user-menu")).to_have_attribute("data-role", "user")
+    assert run_axe(page) == []
+    assert sideways_overflow(page) == 0
+
+    menu(page, "menu-signout")
+    page.wait_for_url(re.compile(r"/signin$"))
+    page.goto("/chat")  # the session ended on the server: signed out for good
+    page.wait_for_url(re.compile(r"/signin"))
+
+
+def test_a_user_sees_no_admin_page_and_cannot_change_a_shared_model(
+    make_page: PageFactory, accounts_stack: E2EStack
+) -> None:
+    name = new_name("bob")
+    add_person(accounts_stack, name)
+    page = make_page()
+    sign_in(page, name)
+    expect(tid(page, "nav-chat")).to_be_visible()
+    expect(tid(page, "nav-admin")).to_have_count(0)
+    expect(tid(page, "nav-tools")).to_have_count(0)
+    tid(page, "user-menu").click()
+    expect(tid(page, "menu-signout")).to_be_visible()
+    expect(tid(page, "menu-admin")).to_have_count(0)
+    page.keyboard.press("Escape")
+
+    page.goto("/admin")
+    page.wait_for_url(re.compile(r"/chat$"))
+    expect(tid(page, "admin-page")).to_have_count(0)
+
+    page.goto("/models")  # the administrator's model: shared, usable, not changeable here
+    row = tid(page, "model-row").first
+    expect(tid(row, "model-scope")).to_have_attribute("data-shared", "true")
+    expect(tid(row, "model-edit")).to_have_count(0)
+    expect(tid(row, "model-delete")).to_have_count(0)
+
+
+@pytest.mark.parametrize(("locale", "size", "scheme"), VIEWS)
+def test_an_administrator_adds_a_person_who_then_signs_in(
+    make_page: PageFactory,
+    accounts_stack: E2EStack,
+    screenshots: Path,
+    locale: str,
+    size: str,
+    scheme: str,
+) -> None:
+    name = new_name("cara")
+    page = make_page(SIZES[size], scheme, storage={"agentchat.locale": locale})
+    sign_in(page, ADMIN)
+    if size == "phone":  # the header keeps the Admin page in the user menu
+        menu(page, "menu-admin")
+    else:
+        tid(page, "nav-admin").click()
+    expect(tid(page, "admin-people")).to_be_visible()
+
+    tid(page, "person-add").click()
+    tid(page, "person-username").fill(name)
+    tid(page, "person-password").fill("short")
+    tid(page, "person-save").click()
+    expect(tid(page, "person-form-error")).to_be_visible()  # said before it is sent
+    tid(page, "person-password").fill(PASSWORD)
+    tid(page, "person-save").click()
+    row = page.locator(f'[data-testid="person-row"][data-username="{name}"]')
+    expect(row).to_have_attribute("data-role", "user")
+    page.screenshot(path=screenshots / f"admin-people-{locale}-{size}-{scheme}.png")
+    assert run_axe(page) == []
+    assert sideways_overflow(page) == 0
+
+    other = make_page(SIZES[size], scheme, storage={"agentchat.locale": locale})
+    sign_in(other, name)
+    expect(tid(other, "user-menu")).to_have_attribute("data-role", "user")
+
+    # disabling the person ends their sign-in at once: their next request goes to sign-in
+    tid(row, "person-disable").click()
+    expect(row).to_have_attribute("data-disabled", "true")
+    other.goto("/models")
+    other.wait_for_url(re.compile(r"/signin"))
+
+    tid(page, "tab-audit").click()
+    expect(
+        page.locator('[data-testid="audit-row"][data-action="user_disabled"]').first
+    ).to_be_visible()
+    assert run_axe(page) == []
+    assert sideways_overflow(page) == 0
+
+
+def test_an_invitation_link_works_once(make_page: PageFactory, accounts_stack: E2EStack) -> None:
+    name = new_name("dan")
+    page = make_page()
+    sign_in(page, ADMIN, path="/signin?next=%2Fadmin")
+    page.wait_for_url(re.compile(r"/admin$"))
+    tid(page, "tab-invitations").click()
+    tid(page, "invite-create").click()
+    link = tid(page, "invite-link").inner_text().strip()
+    assert re.fullmatch(rf"{re.escape(accounts_stack.url)}/invite/[\w-]+", link), link
+    expect(tid(page, "invitation-row")).not_to_have_count(0)
+
+    guest = make_page(SIZES["phone"], "dark")
+    guest.goto(link)
+    expect(tid(guest, "invite-info")).to_contain_text("a user")
+    assert run_axe(guest) == []
+    assert sideways_overflow(guest) == 0
+    tid(guest, "invite-username").fill(name)
+    tid(guest, "invite-password").fill(PASSWORD)
+    tid(guest, "invite-again").fill(PASSWORD)
+    tid(guest, "invite-submit").click()
+    expect(tid(guest, "user-menu")).to_have_attribute("data-username", name)
+
+    again = make_page()
+    again.goto(link)
+    expect(tid(again, "invite-invalid")).to_be_visible()
+
+
+def test_a_sign_up_waits_for_approval(make_page: PageFactory, accounts_stack: E2EStack) -> None:
+    name = new_name("eve")
+    page = make_page(SIZES["phone"], "light")
+    page.goto("/signin")
+    tid(page, "signup-link").click()
+    tid(page, "signup-username").fill(name)
+    tid(page, "signup-password").fill(PASSWORD)
+    tid(page, "signup-again").fill(PASSWORD)
+    tid(page, "signup-submit").click()
+    expect(tid(page, "signup-pending")).to_contain_text(name)
+    assert run_axe(page) == []
+
+    page.goto("/signin")  # not approved yet: said in words
+    tid(page, "signin-username").fill(name)
+    tid(page, "signin-password").fill(PASSWORD)
+    tid(page, "signin-submit").click()
+    expect(tid(page, "signin-error")).to_contain_text("not approved this account yet")
+
+    admin = make_page()
+    sign_in(admin, ADMIN, path="/signin?next=%2Fadmin")
+    row = admin.locator(f'[data-testid="person-row"][data-username="{name}"]')
+    expect(row).to_have_attribute("data-role", "pending")
+    tid(row, "person-approve").click()
+    expect(row).to_have_attribute("data-role", "user")
+
+    sign_in(page, name)
+
+
+def test_single_sign_on_failures_and_own_password_change(
+    make_page: PageFactory, accounts_stack: E2EStack
+) -> None:
+    page = make_page(storage={"agentchat.locale": "zh"})
+    page.goto("/signin?error=oidc_state_invalid")
+    expect(tid(page, "signin-error")).to_have_text("单点登录耗时过长或来自其他标签页，请重试。")  # noqa: RUF001
+
+    name = new_name("fay")
+    add_person(accounts_stack, name)
+    page = make_page()
+    sign_in(page, name)
+    menu(page, "menu-password")
+    tid(page, "password-current").fill("wrong password")
+    tid(page, "password-new").fill("a new password")
+    tid(page, "password-again").fill("a new password")
+    tid(page, "password-save").click()
+    expect(tid(page, "password-error")).to_have_text("The current password is wrong.")
+    tid(page, "password-current").fill(PASSWORD)
+    tid(page, "password-save").click()
+    expect(tid(page, "password-form")).to_be_hidden()
+    menu(page, "menu-signout")
+    page.wait_for_url(re.compile(r"/signin$"))
+    sign_in(page, name, "a new password")
