@@ -5,12 +5,15 @@ through A ends their open stream on B."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
+from agentchat.events.control_bus import ControlBus
+from agentchat.runs.cluster.owners import RunOwners
 from tests.scale.conftest import Cluster, new_cluster
 from tests.support.sse import Sse, read_events
 
@@ -102,3 +105,49 @@ def test_disabling_through_one_process_ends_the_stream_on_the_other(two: Cluster
         # the loop ends when process B ends the response
     assert not any("workflow_" in line for line in lines)
     assert dave_b.get("/api/auth/me").status_code == 401
+
+
+def _me(client: httpx.Client) -> int:
+    return int(client.get("/api/auth/me").json()["id"])
+
+
+async def _forged(two: Cluster, run_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """What a process that forgot its own check would send to the run's process."""
+    owners = RunOwners.from_url(two.redis_url, two.redis_prefix)
+    bus = ControlBus.from_url(two.redis_url, two.redis_prefix, "forging-process")
+    try:
+        owner = await owners.owner_of(run_id)
+        assert owner is not None
+        return await bus.request(owner, {**body, "runId": run_id}, timeout=30)
+    finally:
+        await owners.aclose()
+        await bus.aclose()
+
+
+def test_the_process_that_drives_a_run_checks_its_owner_again(two: Cluster) -> None:
+    """Steering forwarded over the control bus names the person asking; the run's process
+    answers 404 unless the run is theirs, whatever the asking process checked."""
+    admin = _login(two.a.url, "alice")
+    for name in ("erin", "frank"):
+        body = {"username": name, "password": PASSWORD}
+        assert admin.post("/api/admin/users", json=body).status_code == 201
+    erin, frank = _login(two.a.url, "erin"), _login(two.b.url, "frank")
+    chat = erin.post("/api/chat/sessions", json={}).json()["sessionId"]
+    run = erin.post(f"/api/chat/sessions/{chat}/runs", json={"message": CLARIFY}).json()["runId"]
+    seen = _events(erin, run, stop=_asked, timeout=60)
+    clarify_id = next(e for e in seen if _asked([e])).data["meta"]["clarifyId"]
+    as_frank = {"ownerId": _me(frank)}
+
+    forged = [
+        {"op": "stop", **as_frank},
+        {"op": "steer", "text": "Say purple.", **as_frank},
+        {"op": "clarify", "clarifyId": clarify_id, "answer": "blue", **as_frank},
+    ]
+    replies = [asyncio.run(_forged(two, run, body)) for body in forged]
+    assert [(r["ok"], r.get("status")) for r in replies] == [(False, 404)] * 3, replies
+    assert erin.get(f"/api/chat/runs/{run}/state").json()["pendingClarify"] is not None
+
+    own = {"op": "clarify", "clarifyId": clarify_id, "answer": "red", "ownerId": _me(erin)}
+    assert asyncio.run(_forged(two, run, own)) == {"ok": True}
+    end = _events(erin, run, last=seen[-1].num, timeout=60)[-1]
+    assert end.event == "workflow_complete", end.data

@@ -123,11 +123,14 @@ class RunService:
     async def regenerate(self, message_id: int) -> Regenerated:
         return await self.launcher.regenerate(message_id)
 
-    async def stop(self, run_id: str) -> RunSnapshot:
-        return await self.control.stop(run_id)
+    async def stop(self, run_id: str, owner_id: int | None = None) -> RunSnapshot:
+        """`owner_id`: the person asking (the process that drives the run checks it again)."""
+        return await self.control.stop(run_id, owner_id)
 
-    async def resume(self, run_id: str, clarify_id: str, answer: str) -> RunSnapshot:
-        return await self.control.resume(run_id, clarify_id, answer)
+    async def resume(
+        self, run_id: str, clarify_id: str, answer: str, owner_id: int | None = None
+    ) -> RunSnapshot:
+        return await self.control.resume(run_id, clarify_id, answer, owner_id)
 
     async def reset(self, session_id: int, keep_history: bool) -> ResetResult:
         return await self.control.reset(session_id, keep_history)
@@ -162,8 +165,8 @@ class RunService:
     ) -> MemoryView:
         return await self._memory.write_agent(memory, user, owner)
 
-    async def steer(self, run_id: str, text: str) -> None:
-        await steering.steer(self.ctx, run_id, text)
+    async def steer(self, run_id: str, text: str, owner_id: int | None = None) -> None:
+        await steering.steer(self.ctx, run_id, text, owner_id)
 
     async def recover(self) -> list[str]:
         return await self.recovery.recover()

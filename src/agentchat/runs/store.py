@@ -300,6 +300,21 @@ def message_for_run(db: Session, run_id: str) -> ChatMessage:
     return message
 
 
+def check_owner(db: Session, run_id: str, owner_id: int | None) -> None:
+    """404, as for a run that does not exist, unless the run's chat is `owner_id`'s (None:
+    the one person of a server without accounts, who owns every run)."""
+    if owner_id is None:
+        return
+    stmt = (
+        select(ChatMessage.id)
+        .join(ChatSession, ChatSession.id == ChatMessage.session_id)
+        .where(ChatMessage.run_id == run_id, ChatSession.owner_id == owner_id)
+        .limit(1)
+    )
+    if db.scalar(stmt) is None:
+        raise NotFound(f"run {run_id} not found")
+
+
 def is_running(db: Session, run_id: str) -> bool:
     stmt = select(ChatMessage.status).where(
         ChatMessage.run_id == run_id, ChatMessage.role == MessageRole.ASSISTANT

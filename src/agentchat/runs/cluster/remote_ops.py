@@ -8,6 +8,7 @@ from typing import Any
 
 from agentchat.events.control_bus import Handler
 from agentchat.protocol.errors import AppError, Invalid
+from agentchat.runs import store
 from agentchat.runs.cluster.remote import error_reply, ok_reply
 from agentchat.runs.steer import steering
 from agentchat.runs.steer.control import RunControl
@@ -30,9 +31,18 @@ def control_handler(control: RunControl) -> Handler:
         try:
             if op is None:
                 raise Invalid(f"unknown control operation {body.get('op')!r}")
+            await _check_owner(body)
             await op(body)
         except AppError as exc:
             return error_reply(exc)
         return ok_reply()
+
+    async def _check_owner(body: dict[str, Any]) -> None:
+        """A run's operation asked for a person: 404 here too unless the run is theirs."""
+        owner = body.get("ownerId")
+        run_id = body.get("runId")
+        if owner is None or run_id is None:
+            return
+        await ctx.in_thread(lambda db: store.check_owner(db, str(run_id), int(owner)))
 
     return handle

@@ -156,20 +156,24 @@ async def run_state(run_id: OwnedRunId, runs: Runs) -> RunSnapshot:
 
 
 @router.post("/api/chat/runs/{run_id}/clarify", operation_id="answerClarify")
-async def answer_clarify(run_id: OwnedRunId, body: ClarifyAnswer, runs: Runs) -> RunSnapshot:
-    return await runs.resume(run_id, body.clarify_id, body.answer)
+async def answer_clarify(
+    run_id: OwnedRunId, body: ClarifyAnswer, runs: Runs, who: PrincipalDep
+) -> RunSnapshot:
+    return await runs.resume(run_id, body.clarify_id, body.answer, who.owner_id)
 
 
 @router.post("/api/chat/runs/{run_id}/steer", operation_id="steerRun")
-async def steer_run(run_id: OwnedRunId, body: SteerRequest, runs: Runs) -> Accepted:
+async def steer_run(
+    run_id: OwnedRunId, body: SteerRequest, runs: Runs, who: PrincipalDep
+) -> Accepted:
     """A message for the running agent, read with its next tool result (no interruption)."""
-    await runs.steer(run_id, body.message)
+    await runs.steer(run_id, body.message, who.owner_id)
     return Accepted()
 
 
 @router.post("/api/chat/runs/{run_id}/stop", operation_id="stopRun")
-async def stop_run(run_id: OwnedRunId, runs: Runs) -> RunSnapshot:
-    return await runs.stop(run_id)
+async def stop_run(run_id: OwnedRunId, runs: Runs, who: PrincipalDep) -> RunSnapshot:
+    return await runs.stop(run_id, who.owner_id)
 
 
 @router.post("/api/chat/sessions/{session_id}/reset", operation_id="resetSession")

@@ -44,10 +44,10 @@ class RunControl:
         self._sweep = sweep
         self.stop_grace_s = stop_grace_s
 
-    async def stop(self, run_id: str) -> RunSnapshot:
+    async def stop(self, run_id: str, owner_id: int | None = None) -> RunSnapshot:
         run = self.ctx.active.get(run_id)
         if run is None:
-            return await self._stop_elsewhere(run_id)
+            return await self._stop_elsewhere(run_id, owner_id)
         run.stop_requested = True
         if run.client is not None:
             with contextlib.suppress(BridgeUnavailable):
@@ -60,12 +60,12 @@ class RunControl:
                     await run.task
         return await snapshot(self.ctx, run_id)
 
-    async def _stop_elsewhere(self, run_id: str) -> RunSnapshot:
+    async def _stop_elsewhere(self, run_id: str, owner_id: int | None) -> RunSnapshot:
         message = await self.ctx.in_thread(lambda db: store.message_for_run(db, run_id))
         if message.status != RunStatus.RUNNING or run_id in self.ctx.final_writes:
             raise Conflict(f"run {run_id} has already ended", code="run_finished")
         timeout = self.stop_grace_s + FORWARD_MARGIN_S
-        if not await forward(self.ctx, run_id, "stop", {}, timeout):
+        if not await forward(self.ctx, run_id, "stop", as_owner(owner_id), timeout):
             await self._abort_elsewhere(run_id, message.session_id)
             await self._wait_for_end(run_id, self.stop_grace_s)
         return await snapshot(self.ctx, run_id)
@@ -91,7 +91,9 @@ class RunControl:
                         return
         await self._sweep([run_id])
 
-    async def resume(self, run_id: str, clarify_id: str, answer: str) -> RunSnapshot:
+    async def resume(
+        self, run_id: str, clarify_id: str, answer: str, owner_id: int | None = None
+    ) -> RunSnapshot:
         def check(db: Session) -> str:
             message = store.message_for_run(db, run_id)
             pause = store.pending_pause(db, run_id)
@@ -109,7 +111,7 @@ class RunControl:
 
         hermes_session = await self.ctx.in_thread(check)
         run = self.ctx.active.get(run_id)
-        args = {"clarifyId": clarify_id, "answer": answer}
+        args = {"clarifyId": clarify_id, "answer": answer, **as_owner(owner_id)}
         if run is None and await forward(self.ctx, run_id, "clarify", args, CLARIFY_TIMEOUT_S):
             return await snapshot(self.ctx, run_id)  # the owner stored the answer
         clients = (
@@ -184,6 +186,12 @@ async def forward(
     if ctx.remote is None:
         return False
     return await ctx.remote.forward(run_id, op, args, timeout)
+
+
+def as_owner(owner_id: int | None) -> dict[str, Any]:
+    """Who asks, for a request forwarded to the run's process: it checks the run is theirs
+    again before it acts (runs.cluster.remote_ops), whatever the asking process checked."""
+    return {} if owner_id is None else {"ownerId": owner_id}
 
 
 def check_approval_answer(choices_json: str | None, answer: str) -> None:

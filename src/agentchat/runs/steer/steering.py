@@ -13,18 +13,19 @@ from agentchat.protocol.status import RunStatus
 from agentchat.runs import store
 from agentchat.runs.context import RunContext
 from agentchat.runs.ports import Bridge
-from agentchat.runs.steer.control import forward
+from agentchat.runs.steer.control import as_owner, forward
 
 _NOT_NOW = "The agent cannot take a message right now"
 STEER_TIMEOUT_S = 15.0
 
 
-async def steer(ctx: RunContext, run_id: str, text: str) -> None:
+async def steer(ctx: RunContext, run_id: str, text: str, owner_id: int | None = None) -> None:
     message = await ctx.in_thread(lambda db: store.message_for_run(db, run_id))
     if message.status != RunStatus.RUNNING:
         raise Conflict(f"run {run_id} has already ended", code="run_finished")
     run = ctx.active.get(run_id)
-    if run is None and await forward(ctx, run_id, "steer", {"text": text}, STEER_TIMEOUT_S):
+    args = {"text": text, **as_owner(owner_id)}
+    if run is None and await forward(ctx, run_id, "steer", args, STEER_TIMEOUT_S):
         return
     clients: Sequence[Bridge]
     if run is not None and run.client is not None:
