@@ -21,10 +21,15 @@
    characters, asked from the page): the longest task of the tab while they stream in (a
    PerformanceObserver of long tasks), and that the whole text is shown. Each piece must cost
    what it adds; copying the whole text per piece took 1 s tasks and ran tabs out of memory.
+5. A paste of 500 log lines into the composer on a phone-sized page, then 22 keys typed one by
+   one (issue 33: the box froze for seconds): wall time from the first key to two frames after
+   the last, and the page's layout time (CDP), with the baseline of the same run: the same
+   paste and keys in a bare <textarea> of the box's size on the same page.
 
 Run: .venv/bin/python bench/bench_page.py [--quick]   (--quick: 50 tool calls, 1,000 tokens,
 200 messages, 200 painted tokens, 5,000 thinking pieces). Writes bench/results/page.json.
-`--painted-only` and `--history-only` print figure 2 or 3 alone and write nothing.
+`--painted-only`, `--history-only` and `--paste-only` print figure 2, 3 or 5 alone and write
+nothing.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
-from playwright.sync_api import CDPSession, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, CDPSession, Page, expect, sync_playwright  # noqa: E402
 
 from agentchat.app import create_app  # noqa: E402
 from agentchat.core.database import Database  # noqa: E402
@@ -51,6 +56,8 @@ from tests.e2e import seed  # noqa: E402
 from tests.e2e.build import ensure_page_built  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.e2e.stack import E2EStack  # noqa: E402
+from tests.e2e.typing_cost import PASTED_LINES, TYPED, paste_costs  # noqa: E402
+from tests.e2e.ui_support import PHONE  # noqa: E402
 from tests.support.databases import fresh_database_url  # noqa: E402
 from tests.support.servers import serve_app, start_bridge  # noqa: E402
 
@@ -193,6 +200,68 @@ def measure_thinking(page: Page, pieces: int) -> dict:
     shown = reply.get_by_test_id("thinking-stream").evaluate("(el) => el.textContent.length")
     assert shown == len("ab " * pieces) - 1, shown
     return {"pieces": pieces, "longest_task_ms": max(tasks, default=0), "long_tasks": len(tasks)}
+
+
+def measure_paste(page: Page) -> dict:
+    """Figure 5 on a phone-sized page: the composer against a bare textarea (best of 3 each)."""
+    page.goto("/chat")
+    box = page.get_by_test_id("composer-input")
+    expect(box).to_be_visible()
+    runs = [paste_costs(page, box) for _ in range(3)]
+    ours = min((r[0] for r in runs), key=lambda r: r.typing_ms)
+    bare = min((r[1] for r in runs), key=lambda r: r.typing_ms)
+    return {
+        "lines": PASTED_LINES,
+        "keys": len(TYPED),
+        "typing_ms": ours.typing_ms,
+        "paste_ms": ours.paste_ms,
+        "layout_ms": ours.layout_ms,
+        "bare_typing_ms": bare.typing_ms,
+        "bare_paste_ms": bare.paste_ms,
+        "bare_layout_ms": bare.layout_ms,
+    }
+
+
+def measure_paste_on_a_phone(browser: Browser, url: str) -> dict:
+    phone = browser.new_context(base_url=url, viewport=PHONE)  # type: ignore[arg-type]
+    try:
+        return measure_paste(phone.new_page())
+    finally:
+        phone.close()
+
+
+def paste_figures(r: dict) -> list[dict[str, Any]]:
+    cond = {"lines": r["lines"], "keys": r["keys"], "viewport": "390x844"}
+    what = f"{r['keys']} keys typed after pasting {r['lines']} lines"
+    return [
+        c.figure(
+            "paste_typing",
+            f"page: {what} into the composer",
+            r["typing_ms"],
+            "ms",
+            baseline=("bare <textarea>, same page and run", r["bare_typing_ms"]),
+            conditions=cond,
+            note="first key to two frames after the last, best of 3; Naive UI's autosize "
+            "laid out a copy of the whole text on every key (3.9 s here before the fix)",
+        ),
+        c.figure(
+            "paste_layout",
+            f"page: layout time while {what}",
+            r["layout_ms"],
+            "ms",
+            baseline=("bare <textarea>, same page and run", r["bare_layout_ms"]),
+            conditions=cond,
+            note="CDP Performance LayoutDuration over the paste and the keys",
+        ),
+        c.figure(
+            "paste_shown",
+            f"page: {r['lines']} pasted lines shown in the composer",
+            r["paste_ms"],
+            "ms",
+            baseline=("bare <textarea>, same page and run", r["bare_paste_ms"]),
+            conditions=cond,
+        ),
+    ]
 
 
 def stream_script(tools: int, tokens: int) -> str:
@@ -404,6 +473,7 @@ def main() -> int:
     thinking_pieces = 5_000 if quick else 20_000
     painted_only = "--painted-only" in sys.argv[1:]  # that figure alone, printed
     history_only = "--history-only" in sys.argv[1:]  # the long session alone, printed
+    paste_only = "--paste-only" in sys.argv[1:]  # the long paste alone, printed
     ensure_page_built()
     root = Path(tempfile.mkdtemp(prefix="bench-page-"))
     database = Database(fresh_database_url("sqlite", root, tag="bench_page"))
@@ -428,6 +498,10 @@ def main() -> int:
             page = context.new_page()
             cdp = context.new_cdp_session(page)
             cdp.send("Performance.enable")
+            if paste_only:
+                print(f"  {measure_paste_on_a_phone(browser, url)}", flush=True)
+                browser.close()
+                return 0
             if history_only:
                 print(f"  {measure_history(page, cdp, stack, messages)}", flush=True)
                 browser.close()
@@ -448,6 +522,9 @@ def main() -> int:
             thinking_page = context.new_page()
             thinking = measure_thinking(thinking_page, thinking_pieces)
             print(f"  {thinking}", flush=True)
+            print(f"pasting {PASTED_LINES} lines into the composer…", flush=True)
+            paste = measure_paste_on_a_phone(browser, url)
+            print(f"  {paste}", flush=True)
             browser.close()
     finally:
         stack.close()
@@ -456,8 +533,16 @@ def main() -> int:
         model.stop()
         database.dispose()
     rows = figures(stream, history, tools, tokens) + painted_figures(painted)
-    rows += thinking_figures(thinking)
-    c.write_result("page", rows, stream=stream, history=history, painted=painted, thinking=thinking)
+    rows += thinking_figures(thinking) + paste_figures(paste)
+    c.write_result(
+        "page",
+        rows,
+        stream=stream,
+        history=history,
+        painted=painted,
+        thinking=thinking,
+        paste=paste,
+    )
     return 0
 
 
