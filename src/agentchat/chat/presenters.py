@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, aliased
 from agentchat.attachments.questions import publics_of as attachments_of
 from agentchat.attachments.schemas import MessageAttachmentPublic
 from agentchat.chat.enums import MessageRole
+from agentchat.chat.folding import fold
 from agentchat.chat.schemas import (
     DEFAULT_PAGE,
     PREVIEW_CHARS,
@@ -63,8 +64,8 @@ def session_page(
 
 def _show_matches(db: Session, items: list[SessionPublic], q: str) -> None:
     """Why each chat was found: the words around the hit, unless its title holds the query."""
-    needle = q.strip().lower()
-    by_messages = [item.id for item in items if needle not in (item.title or "").lower()]
+    needle = fold(q.strip())
+    by_messages = [item.id for item in items if needle not in fold(item.title or "")]
     snippets = matching_snippets(db, by_messages, q)
     for item in items:
         item.match = snippets.get(item.id)

@@ -20,15 +20,21 @@ from sqlalchemy import (
     true,
     update,
 )
+from sqlalchemy.dialects import mysql
 from sqlalchemy.engine import Connection
-from sqlalchemy.orm import Mapped, Mapper, mapped_column
+from sqlalchemy.orm import Mapped, Mapper, mapped_column, validates
 
 from agentchat.chat.enums import PauseStatus, SessionStatus
+from agentchat.chat.folding import fold
 from agentchat.chat.unspaced import has_unspaced_script
 from agentchat.core.clock import utcnow
 from agentchat.core.database import NEVER_REUSED, Base, BigId, Timestamp
 from agentchat.core.database.packed_text import PackedText
 from agentchat.models.tables import AiModelConfig
+
+TITLE_KEY = String(1024).with_variant(
+    mysql.VARCHAR(1024, charset="utf8mb4", collation="utf8mb4_bin"), "mysql", "mariadb"
+)
 
 
 class ChatSession(Base):
@@ -37,6 +43,8 @@ class ChatSession(Base):
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     session_uuid: Mapped[str] = mapped_column(String(36), unique=True, nullable=False)
     title: Mapped[str | None] = mapped_column(String(255))
+    # The title folded for search (migration 0013), set with it: compared byte for byte.
+    title_key: Mapped[str | None] = mapped_column(TITLE_KEY)
     model_id: Mapped[int | None] = mapped_column(BigId)
     skill_folder: Mapped[str | None] = mapped_column(String(255))
     hermes_session: Mapped[str | None] = mapped_column(String(64))
@@ -72,6 +80,11 @@ class ChatSession(Base):
         Index("idx_chat_session_owner", "owner_id", "status", "activity_at", "id"),
         NEVER_REUSED,
     )
+
+    @validates("title")
+    def _keep_title_key(self, _key: str, title: str | None) -> str | None:
+        self.title_key = None if title is None else fold(title)
+        return title
 
     @property
     def toolsets(self) -> list[str] | None:
