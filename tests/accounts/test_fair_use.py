@@ -5,6 +5,7 @@ address do not share a bucket), and an invitation link that has expired."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
@@ -49,13 +50,21 @@ def test_one_person_runs_at_most_their_share_at_once(team: Team) -> None:
     assert bob.events(again["runId"])[-1].event == "workflow_complete"
 
 
+@dataclass
+class Rated:
+    admin: Person
+    bob: Person
+    carol: Person
+    settings: Settings
+
+
 @pytest.fixture
 def rated(
     tmp_path: Path,
     database: Database,
     bridge: BridgeProcess,  # noqa: F811
     scripted_url: str,  # noqa: F811
-) -> Iterator[tuple[Person, Person, Person]]:
+) -> Iterator[Rated]:
     """Three run starts (and three sign-ins) a minute; everyone comes from 127.0.0.1."""
     settings = Settings(
         data_dir=tmp_path / "data",
@@ -71,17 +80,15 @@ def rated(
         admin.post("/api/admin/users", {"username": name, "password": PASSWORD}, expect=201)
     bob, carol = sign_in(url, "bob"), sign_in(url, "carol")
     try:
-        yield admin, bob, carol
+        yield Rated(admin, bob, carol, settings)
     finally:
         for person in (admin, bob, carol):
             person.http.close()
         stop()
 
 
-def test_run_starts_are_counted_per_person_not_per_address(
-    rated: tuple[Person, Person, Person],
-) -> None:
-    _, bob, carol = rated
+def test_run_starts_are_counted_per_person_not_per_address(rated: Rated) -> None:
+    bob, carol = rated.bob, rated.carol
     chat = bob.new_session()
     for n in range(3):
         run = bob.start(chat, f"#say answer {n}")
@@ -115,3 +122,22 @@ def test_an_expired_invitation_opens_nothing(team: Team) -> None:
     assert "late" not in [u["username"] for u in team.admin.get("/api/admin/users")]
     listed = team.admin.get("/api/admin/invitations")
     assert invitation["id"] not in [i["id"] for i in listed]  # only the ones still usable
+
+
+def test_sign_ups_are_counted_per_address(rated: Rated) -> None:
+    """Each account asked for costs an argon2 hash and a row: one address cannot make them
+    by the thousand (sign-ups and invitation acceptances, three a minute here)."""
+    rated.settings.signup = "open"
+    url = rated.admin.url
+    for n in range(3):
+        body = {"username": f"newcomer{n}", "password": PASSWORD}
+        assert httpx.post(f"{url}/api/auth/signup", json=body).status_code == 201
+    body = {"username": "newcomer3", "password": PASSWORD}
+    refused = httpx.post(f"{url}/api/auth/signup", json=body)
+    assert refused.status_code == 429, refused.text
+    assert refused.json()["error"]["code"] == "too_many_requests"
+    invitation = rated.admin.post("/api/admin/invitations", {"role": "user"}, expect=201)
+    accept = f"{url}/api/auth/invitations/{invitation['token']}/accept"
+    assert httpx.post(accept, json=body).status_code == 429  # the same address's bucket
+    names = [u["username"] for u in rated.admin.get("/api/admin/users")]
+    assert "newcomer3" not in names and "newcomer2" in names

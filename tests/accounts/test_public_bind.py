@@ -14,6 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from agentchat.accounts import users
+from agentchat.accounts.users import accounts_in
+from agentchat.core.database import Database
+from tests.support.databases import DIALECTS, fresh_database_url, worker_tag
 from tests.support.serve_process import Served, spawn_serve
 
 PASSWORD = "correct horse battery"
@@ -93,3 +97,24 @@ def test_serve_without_accounts_still_refuses_all_interfaces(
     assert serve.wait_exit() == 2, serve.log()
     assert "Refusing to serve on '0.0.0.0'" in serve.log()
     assert "agentchat users add" in serve.log()
+
+
+@pytest.mark.db
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_serve_finds_an_account_without_creating_anything(dialect: str, tmp_path: Path) -> None:
+    """`accounts_in` on each database: no schema yet, the schema without accounts, one
+    account; a database that does not answer holds none (serve then refuses)."""
+    bare = fresh_database_url(dialect, tmp_path, f"{worker_tag()}_bind", migrate=False)
+    assert accounts_in(bare) is False
+    url = fresh_database_url(dialect, tmp_path, f"{worker_tag()}_bind")
+    assert accounts_in(url) is False
+    database = Database(url)
+    try:
+        with database.session() as db:
+            users.create_user(db, "alice", PASSWORD, "admin")
+    finally:
+        database.dispose()
+    assert accounts_in(url) is True
+    assert accounts_in(f"sqlite:///{tmp_path / 'none' / 'agentchat.db'}") is False
+    assert not (tmp_path / "none").exists()
+    assert accounts_in("postgresql+psycopg://nobody:x@127.0.0.1:9/db") is False

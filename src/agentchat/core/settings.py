@@ -224,9 +224,9 @@ class Settings(BaseSettings):
     run_rate_per_minute: int = Field(
         default=30,
         ge=0,
-        description="run starts and regenerations (and, apart, sign-in attempts and model "
-        "tests) per client IP a minute (with accounts: run starts per person); 429 beyond, "
-        "`0` = no limit",
+        description="run starts and regenerations (and, apart, sign-in attempts, sign-ups "
+        "and invitation acceptances, and model tests) per client IP a minute (with accounts: "
+        "run starts per person); 429 beyond, `0` = no limit",
     )
     secret_key: SecretStr | None = Field(
         default=None,

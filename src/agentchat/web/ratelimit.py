@@ -1,6 +1,6 @@
-"""Run starts (and login attempts) per client IP: a token bucket in memory, 429 + Retry-After.
-With accounts a signed-in person's run starts are counted per person instead (people behind
-one address, a company's proxy say, do not share one bucket)."""
+"""Run starts (and sign-in attempts and sign-ups) per client IP: a token bucket in memory,
+429 + Retry-After. With accounts a signed-in person's run starts are counted per person
+instead (people behind one address, a company's proxy say, do not share one bucket)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,9 @@ LIMITED_POSTS = (
     (re.compile(r"/api/chat/sessions/[^/]+/runs"), "run"),
     (re.compile(r"/api/chat/messages/[^/]+/regenerate"), "run"),
     (re.compile(r"/api/auth/login"), "login"),
+    # Each new account costs an argon2 hash and a row: asked for per address, like sign-ins.
+    (re.compile(r"/api/auth/signup"), "signup"),
+    (re.compile(r"/api/auth/invitations/[^/]+/accept"), "signup"),
     (re.compile(r"/api/models/[^/]+/test"), "model_test"),
 )
 _MAX_KEYS = 10_000
