@@ -124,4 +124,6 @@ def test_a_memory_the_administrator_already_has_gets_the_entries_it_lacks(
     assert merged.split(ENTRY_DELIMITER) == ["mine", "both", "old one"]
     assert not (home / "memories" / "MEMORY.md").exists()
     assert (mine / "skills" / "same-name" / "SKILL.md").read_text() == "her own"
-    assert hand_over(home, 1) == []  # nothing is moved twice
+    (home / "memories" / "USER.md").write_text("written later by no one's agent")
+    assert hand_over(home, 1) == []  # once: nothing is handed over twice
+    assert (home / "memories" / "USER.md").exists()

@@ -5,9 +5,9 @@ USER.md) and the skills the agent made (skills/) in its own hermes home; with ac
 person's agent lives in `<home>/people/<person>/` (bridge.hermes.people) and the bridge's own
 home serves no one. The chats, models and approvals that exist become the first
 administrator's (users.adopt_unowned); so does the agent's memory: `hand_over` moves it into
-her home, when the first account is made and at every start (an account added by
-`agentchat users add` while no bridge ran). A memory file she already has gets the entries
-it lacks; a skill folder of the same name she already has keeps hers (the shared one stays).
+her home, once: when the first account is made, or at the first start with accounts (a
+server whose accounts came before this). A memory file she already has gets the entries it
+lacks; a skill folder of the same name she already has keeps hers (the shared one stays).
 
 This is the hermes home of the local bridge (`AGENTCHAT_HERMES_HOME`), which this process
 shares with it; a bridge elsewhere (`AGENTCHAT_BRIDGE_URL`) keeps its own home, which its
@@ -29,6 +29,7 @@ from agentchat.protocol.people import PEOPLE_DIR, person_folder
 log = logging.getLogger(__name__)
 
 MEMORY_FILES = ("MEMORY.md", "USER.md")
+HANDED_OVER = ".handed-over"  # in people/: the first administrator took the shared agent
 ENTRY_DELIMITER = "\n§\n"  # hermes' memory entries (bridge.hermes.memory_files)
 
 
@@ -39,8 +40,21 @@ def home_of_person(hermes_home: Path, user_id: int) -> Path:
 
 
 def hand_over(hermes_home: Path, user_id: int) -> list[str]:
-    """Move the shared agent's memory files and agent-made skills into `user_id`'s home;
-    the names moved (none when there is nothing left to move)."""
+    """Move the shared agent's memory files and agent-made skills into `user_id`'s home, once
+    (a mark in `people/` says it was done: whatever the bridge's own home might hold later is
+    no one's to take); the names moved."""
+    mark = hermes_home / PEOPLE_DIR / HANDED_OVER
+    if mark.exists():
+        return []
+    moved = _move(hermes_home, user_id)
+    private_dir(mark.parent)
+    mark.write_text(f"{user_id}\n", encoding="utf-8")
+    if moved:
+        log.info("the agent's memory and skills went to the first administrator: %s", moved)
+    return moved
+
+
+def _move(hermes_home: Path, user_id: int) -> list[str]:
     moved: list[str] = []
     shared_memory = hermes_home / "memories"
     for name in MEMORY_FILES:
@@ -60,8 +74,6 @@ def hand_over(hermes_home: Path, user_id: int) -> list[str]:
             _private_parents(target, hermes_home)
             os.replace(entry, target)
             moved.append(f"skills/{entry.name}")
-    if moved:
-        log.info("the agent's memory and skills went to the first administrator: %s", moved)
     return moved
 
 
