@@ -168,6 +168,7 @@ def serve(
 
     from agentchat.accounts.users import accounts_in
     from agentchat.app import create_served_app
+    from agentchat.web.header_timeout import HeaderTimeoutProtocol
     from agentchat.web.own_user import own_user_note
     from agentchat.web.security import (
         UnsafeBind,
@@ -215,6 +216,7 @@ def serve(
         port=settings.port,
         log_level="info",
         proxy_headers=False,  # the served app believes X-Forwarded-* itself (web.own_user)
+        http=HeaderTimeoutProtocol,  # a request's headers have a deadline (slowloris)
         # On SIGTERM open streams get the runs' grace, then are cut and the runs stored.
         timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
     )
@@ -229,6 +231,7 @@ def _serve_workers(settings: object, host: str, port: int, workers: int) -> None
     from agentchat.core.settings import Settings
     from agentchat.lifecycle import prepare_data
     from agentchat.local_stack import LocalStack, several_workers_problem, worker_env
+    from agentchat.web.header_timeout import HeaderTimeoutProtocol
 
     assert isinstance(settings, Settings)
     problem = several_workers_problem(settings)
@@ -250,6 +253,7 @@ def _serve_workers(settings: object, host: str, port: int, workers: int) -> None
             port=port,
             log_level="info",
             proxy_headers=False,  # the served app believes X-Forwarded-* itself (web.own_user)
+            http=HeaderTimeoutProtocol,
             timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
         )
     finally:

@@ -97,6 +97,12 @@ class Settings(BaseSettings):
         "`AGENTCHAT_MAX_ACTIVE_RUNS_PER_USER`); those beyond count as at work (each waiting "
         "run holds a thread of its bridge, which has 16)",
     )
+    header_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="seconds a client has to send a request's headers, from when it connects "
+        "or its previous request ended; a connection that takes longer is closed (slowloris)",
+    )
     shutdown_grace_s: float = Field(
         default=10.0,
         ge=0,
