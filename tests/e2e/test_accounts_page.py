@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -292,6 +293,19 @@ def test_single_sign_on_failures_and_own_password_change(
     add_person(accounts_stack, name)
     page = make_page()
     sign_in(page, name)
+    elsewhere = make_page(SIZES["phone"], "dark")
+    sign_in(elsewhere, name)
+    menu(page, "menu-sessions")  # two sign-ins: this one, and the other one to end
+    expect(tid(page, "my-session")).to_have_count(2)
+    assert run_axe(page) == []
+    tid(page, "my-session-end").click()
+    expect(tid(page, "my-session")).to_have_count(1)
+    expect(tid(page, "my-session")).to_have_attribute("data-current", "true")
+    page.keyboard.press("Escape")
+    expect(tid(page, "my-sessions")).to_be_hidden()
+    elsewhere.goto("/models")
+    elsewhere.wait_for_url(re.compile(r"/signin"))
+
     menu(page, "menu-password")
     tid(page, "password-current").fill("wrong password")
     tid(page, "password-new").fill("a new password")
@@ -304,3 +318,45 @@ def test_single_sign_on_failures_and_own_password_change(
     menu(page, "menu-signout")
     page.wait_for_url(re.compile(r"/signin$"))
     sign_in(page, name, "a new password")
+
+
+def test_usage_per_person_and_deleting_a_person(
+    make_page: PageFactory, accounts_stack: E2EStack
+) -> None:
+    name = new_name("gus")
+    add_person(accounts_stack, name)
+    login = httpx.post(
+        f"{accounts_stack.url}/api/auth/login",
+        json={"username": name, "password": PASSWORD},
+        timeout=30,
+    )
+    token = login.cookies["agentchat_session"]
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=accounts_stack.url, headers=headers, timeout=30) as person:
+        created = person.post("/api/chat/sessions", json={"title": "counted"})
+        session_id = created.json()["sessionId"]
+        body = {"message": "#usage 4321\n#say counted"}
+        started = person.post(f"/api/chat/sessions/{session_id}/runs", json=body)
+        assert started.status_code == 201, started.text
+        deadline = time.monotonic() + 60
+        while person.get(f"/api/chat/sessions/{session_id}").json()["session"]["hasActiveRun"]:
+            assert time.monotonic() < deadline, "the answer did not finish"
+            time.sleep(0.1)
+
+    page = make_page(SIZES["phone"], "dark")
+    sign_in(page, ADMIN, path="/signin?next=%2Fadmin")
+    tid(page, "tab-usage").click()
+    row = page.locator(f'[data-testid="usage-person"][data-username="{name}"]')
+    expect(tid(row, "usage-total")).to_contain_text("4,3")  # prompt 4,321 + the completion
+    assert run_axe(page) == []
+    assert sideways_overflow(page) == 0
+
+    tid(page, "tab-people").click()
+    person_row = page.locator(f'[data-testid="person-row"][data-username="{name}"]')
+    tid(person_row, "person-delete").click()
+    page.get_by_role("dialog").get_by_role("button", name="Delete").click()
+    expect(person_row).to_have_count(0)
+    tid(page, "tab-audit").click()
+    expect(
+        page.locator('[data-testid="audit-row"][data-action="user_deleted"]').first
+    ).to_be_visible()

@@ -145,6 +145,8 @@ export default {
     delivery: { image: 'seen as an image', inline: 'whole text in the question', excerpt: 'beginning quoted (no file tools)', workspace: 'in the workspace for the file tools' },
   },
   account: {
+    sessions: 'Signed-in devices', sessionFrom: 'How and from where', sessionLastSeen: 'Last used', thisSession: 'this one', endSession: 'Sign out there',
+    method: { password: 'password', signup: 'sign-up', invite: 'invitation', oidc: 'single sign-on' },
     signInTitle: 'Sign in', username: 'User name', password: 'Password', newPassword: 'New password', currentPassword: 'Current password',
     repeatPassword: 'New password again', signIn: 'Sign in', signingIn: 'Signing in…', singleSignOn: 'Sign in with {name}', or: 'or',
     noAccount: 'No account yet?', signUpLink: 'Ask for an account', haveAccount: 'Already have an account?', signInLink: 'Sign in',

@@ -146,6 +146,8 @@ export default {
     delivery: { image: '作为图片发送', inline: '全文放入提问', excerpt: '只引用开头（没有文件工具）', workspace: '放在工作区，由文件工具读取' },
   },
   account: {
+    sessions: '已登录的设备', sessionFrom: '方式与来源', sessionLastSeen: '最近使用', thisSession: '本设备', endSession: '在该设备退出',
+    method: { password: '密码', signup: '注册', invite: '邀请', oidc: '单点登录' },
     signInTitle: '登录', username: '用户名', password: '密码', newPassword: '新密码', currentPassword: '当前密码',
     repeatPassword: '再次输入新密码', signIn: '登录', signingIn: '正在登录…', singleSignOn: '通过 {name} 登录', or: '或',
     noAccount: '还没有账户？', signUpLink: '申请账户', haveAccount: '已有账户？', signInLink: '登录',
