@@ -30,7 +30,7 @@ from agentchat.gc_freeze import freeze_startup_heap, thaw_heap
 from agentchat.local_stack import LocalStack
 from agentchat.migrations.on_start import migration_lock
 from agentchat.models.service import ensure_default_model, update_builtin_base_url
-from agentchat.private_files import private_dir
+from agentchat.private_files import private_data_dir
 from agentchat.runs.cluster.bus_watch import PROBE_S
 from agentchat.runs.cluster.file_owners import FileRunOwners
 from agentchat.runs.cluster.owners import HEARTBEAT_S, Owners, RunOwners
@@ -46,7 +46,7 @@ SWEEP_S = 3.0
 
 
 def prepare_data(settings: Settings, database: Database, scripted_url: str | None) -> None:
-    private_dir(settings.data_dir)
+    private_data_dir(settings.data_dir)  # however it was made before
     install_samples(settings.resolved_skills_dir)
     with migration_lock(database.engine), database.session() as session:  # one first start
         ensure_default_model(session, settings, scripted_url)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from pathlib import Path
 
 
@@ -24,3 +25,49 @@ def private_file(path: Path) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     with contextlib.suppress(OSError):
         os.chmod(path, 0o600)
+
+
+# What Agent Chat keeps in its data folder.
+DATA_ENTRIES = (
+    "agentchat.db",
+    "agentchat.db-wal",
+    "agentchat.db-shm",
+    "agentchat.db.migrate-lock",
+    "secret.key",
+    "bridge.json",
+    "bridge.lock",
+    "demo-model.port",
+    "skills",
+    "logs",
+    "run-owners",
+    "hermes-home",
+)
+HERMES_HOME = "hermes-home"
+
+
+def private_data_dir(path: Path) -> None:
+    """The data folder and what Agent Chat keeps there, private (folders 0700, files 0600),
+    however they were made before: by hand (`mkdir data`, 0755) or an older version. The
+    folder itself is tightened only when it is this user's and not a shared one (sticky, like
+    /tmp): there the other files are someone else's."""
+    private_dir(path)
+    info = path.stat()
+    if info.st_uid == os.getuid() and not info.st_mode & stat.S_ISVTX:
+        _tighten(path)
+    for name in DATA_ENTRIES:
+        _tighten(path / name)
+    home = path / HERMES_HOME
+    if home.is_dir() and not home.is_symlink():
+        for entry in home.iterdir():
+            _tighten(entry)
+
+
+def _tighten(path: Path) -> None:
+    """Take group and other rights off `path` (not through a link), if it is there."""
+    with contextlib.suppress(OSError):
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode) or info.st_uid != os.getuid():
+            return
+        mode = stat.S_IMODE(info.st_mode)
+        if mode & 0o077:
+            path.chmod(mode & ~0o077)

@@ -81,7 +81,7 @@ def spawn_bridge(settings: Settings, socket: str, secret: str) -> subprocess.Pop
     """`agentchat bridge` on the Unix socket `socket`, in its own session (it outlives this
     process), its secret on stdin (never in its environment, which the agent can read)."""
     log_dir = settings.data_dir.resolve() / "logs"
-    log_dir.mkdir(parents=True, exist_ok=True)
+    log_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     env = bridge_environment(bridge_settings_env(settings))
     command = [sys.executable, "-m", "agentchat.cli", "bridge", "--uds", socket]
     with (log_dir / "bridge.out").open("ab") as out:

@@ -135,7 +135,7 @@ def install_samples(root: Path) -> list[str]:
 
     A marker file remembers what was installed, so a sample the user deleted stays deleted.
     """
-    root.mkdir(parents=True, exist_ok=True)
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
     marker = root / _INSTALLED_MARKER
     done = set(marker.read_text("utf-8").split()) if marker.is_file() else set()
     installed = []

@@ -61,7 +61,7 @@ def prepare_home(settings: BridgeSettings) -> Path:
     """Create the home, write config.yaml and point HERMES_HOME at it."""
     home = settings.home
     for sub in ("memories", "skills", "logs", "workspaces"):
-        (home / sub).mkdir(parents=True, exist_ok=True)
+        (home / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
     text = yaml.safe_dump(hermes_config(settings), sort_keys=False, allow_unicode=True)
     (home / "config.yaml").write_text(text, encoding="utf-8")
     os.environ["HERMES_HOME"] = str(home)
