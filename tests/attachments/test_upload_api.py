@@ -217,6 +217,22 @@ async def test_another_chats_attachment_is_not_found(client: httpx.AsyncClient) 
     assert (await attach(client, 999_999, "a.txt", b"x")).status_code == 404
 
 
+async def test_the_box_lists_the_files_not_sent_yet_of_its_chat_only(
+    any_client: httpx.AsyncClient,
+) -> None:
+    chat, other = await new_chat(any_client), await new_chat(any_client)
+    first = await attached(any_client, chat, "chart.png", png())
+    second = await attached(any_client, chat, "notes.txt", b"in the box")
+    await attached(any_client, other, "elsewhere.txt", b"another chat's")
+    box = f"/api/chat/sessions/{chat}/attachments"
+
+    listed = (await any_client.get(box)).json()
+    assert listed == [first, second]  # oldest first, as the upload answered them
+    await any_client.delete(f"{box}/{first['id']}")
+    assert [a["name"] for a in (await any_client.get(box)).json()] == ["notes.txt"]
+    assert (await any_client.get("/api/chat/sessions/999999/attachments")).status_code == 404
+
+
 async def test_removing_an_unsent_attachment_keeps_bytes_another_one_holds(
     client: httpx.AsyncClient, database: Database
 ) -> None:

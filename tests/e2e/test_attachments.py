@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.pages import last_assistant, open_chat, tid, wait_finished
+from tests.e2e.pages import current_session_id, last_assistant, open_chat, tid, wait_finished
 from tests.e2e.stack import E2EStack
 from tests.e2e.ui_support import DESKTOP, PHONE, PageFactory, page_factory
 
@@ -180,3 +180,49 @@ def test_a_phone_offers_its_camera(make_page: PageFactory) -> None:
     )
     _ready_chips(page, 1)
     expect(tid(page, "attachment-thumb")).to_be_visible()
+
+
+def test_files_added_but_not_sent_come_back_after_a_reload_and_a_visit_elsewhere(
+    make_page: PageFactory, e2e_stack: E2EStack
+) -> None:
+    """A draft keeps its files as it keeps its text: a reload, or a visit to another chat and
+    back, shows the box's chips again (thumbnail included); a removed one stays removed, and
+    once sent they are the question's, not the box's."""
+    page = make_page(DESKTOP, "light")
+    open_chat(page)
+    tid(page, "attach-input").set_input_files(
+        [
+            {"name": "chart.png", "mimeType": "image/png", "buffer": _png(30, 20, "green")},
+            {"name": "notes.txt", "mimeType": "text/plain", "buffer": b"kept in the box"},
+            {"name": "drop.txt", "mimeType": "text/plain", "buffer": b"taken out"},
+        ]
+    )
+    _ready_chips(page, 3)
+    chat = current_session_id(page)
+    tid(page, "attachment-remove").nth(2).click()
+    _ready_chips(page, 2)
+    tid(page, "composer-input").fill("What do these say?")
+
+    page.reload()
+    _ready_chips(page, 2)
+    names = tid(page, "attachment-chip").evaluate_all("(chips) => chips.map((c) => c.title)")
+    assert sorted(names) == ["chart.png", "notes.txt"]
+    expect(tid(page, "attachment-thumb")).to_have_count(1)
+    page.wait_for_function(
+        "(img) => img.complete && img.naturalWidth > 0",
+        arg=tid(page, "attachment-thumb").element_handle(),
+    )
+    expect(tid(page, "composer-input")).to_have_value("What do these say?")
+
+    open_chat(page)  # another (new) chat: its box is empty
+    expect(tid(page, "attachment-chip")).to_have_count(0)
+    open_chat(page, chat)
+    _ready_chips(page, 2)
+
+    _send_button(page, "#echo-context")
+    wait_finished(last_assistant(page), "SUCCESS")
+    expect(tid(page, "attachment-chip")).to_have_count(0)
+    expect(tid(page, "message-attachment")).to_have_count(2)
+    page.reload()
+    expect(tid(page, "message-attachment")).to_have_count(2)
+    expect(tid(page, "attachment-chip")).to_have_count(0)

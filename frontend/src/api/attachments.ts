@@ -40,6 +40,8 @@ export function uploadAttachment(sessionId: number, file: File, progress: (sent:
 }
 
 export const attachmentsApi = {
+  /** The files in the chat's question box, not sent yet (oldest first). */
+  unsent: (sessionId: number) => http.get<Attachment[]>(base(sessionId)),
   remove: (sessionId: number, id: number) => http.delete<void>(`${base(sessionId)}/${id}`),
   url: (sessionId: number, id: number) => `${base(sessionId)}/${id}`,
   thumbnailUrl: (sessionId: number, id: number) => `${base(sessionId)}/${id}/thumbnail`,

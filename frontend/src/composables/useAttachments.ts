@@ -1,6 +1,7 @@
 // The files in the question box: each one uploads as soon as it is added (with its progress),
 // can be removed before sending (and is then deleted on the server), and its id goes with the
-// question. Images get a local preview while they upload.
+// question. Images get a local preview while they upload. The files stay on the server until sent
+// or removed: a reload, or a visit to another chat and back, shows them again (`restore`).
 import { computed, onScopeDispose, ref } from 'vue'
 import { attachmentsApi, uploadAttachment, type Upload } from '@/api/attachments'
 import type { Attachment } from '@/api/schema'
@@ -53,6 +54,49 @@ export function useAttachments(sessionOf: () => Promise<number | null>) {
     if (chip.id !== null && sessionId !== null) void attachmentsApi.remove(sessionId, chip.id).catch(() => undefined)
   }
 
+  /** The chat's files not sent yet, back in its box (after a reload or a visit elsewhere): only
+   * into a box that is still empty when they arrive, so a file being added now is never twice. */
+  async function restore(session: number): Promise<void> {
+    let unsent: Attachment[]
+    try {
+      unsent = await attachmentsApi.unsent(session)
+    } catch {
+      return // the chat is gone or unreachable: its page says so
+    }
+    if (chips.value.length || !unsent.length) return
+    sessionId = session
+    chips.value = unsent.map((saved) => ({
+      key: `file-${++counter}`,
+      name: saved.name,
+      size: saved.size,
+      isImage: saved.kind === 'image',
+      state: 'ready',
+      sent: saved.size,
+      id: saved.id,
+      error: null,
+      preview: null,
+      saved,
+    }))
+    for (const chip of chips.value) {
+      if (!chip.saved?.hasThumbnail) continue
+      const key = chip.key
+      attachmentsApi
+        .objectUrl(attachmentsApi.thumbnailUrl(session, chip.saved.id))
+        .then((preview) => {
+          if (chips.value.some((c) => c.key === key)) patch(key, { preview })
+          else URL.revokeObjectURL(preview)
+        })
+        .catch(() => undefined)
+    }
+  }
+
+  /** Another chat is shown: the box empties here, its files stay on the server for `restore`
+   * (an upload still on its way is cancelled). */
+  function leave(): void {
+    for (const upload of uploads.values()) upload.abort()
+    clear()
+  }
+
   /** The box was sent: its chips go (their files now belong to the question). */
   function clear(): void {
     for (const chip of chips.value) if (chip.preview) URL.revokeObjectURL(chip.preview)
@@ -69,6 +113,8 @@ export function useAttachments(sessionOf: () => Promise<number | null>) {
     add,
     remove,
     clear,
+    restore,
+    leave,
     ids: computed(() => readyIds(chips.value)),
     saved: computed(() => chips.value.flatMap((c) => (c.saved ? [c.saved] : []))),
     busy: computed(() => uploading(chips.value)),

@@ -151,6 +151,19 @@ def public(row: ChatAttachment, digest: str) -> AttachmentPublic:
     )
 
 
+def unsent(db: Session, session_id: int) -> list[AttachmentPublic]:
+    """The chat's attachments no question carries yet (the files in its box, which a reload
+    or another visit shows again), in the order they were added."""
+    sent = select(MessageAttachment.attachment_id)
+    stmt = (
+        select(ChatAttachment, AttachmentBlob.digest)
+        .join(AttachmentBlob, AttachmentBlob.id == ChatAttachment.blob_id)
+        .where(ChatAttachment.session_id == session_id, ChatAttachment.id.not_in(sent))
+        .order_by(ChatAttachment.id)
+    )
+    return [public(row, digest) for row, digest in db.execute(stmt).tuples()]
+
+
 def get_attachment(db: Session, session_id: int, attachment_id: int) -> ChatAttachment:
     """The chat's attachment; 404 for one of another chat (or none)."""
     row = db.get(ChatAttachment, attachment_id)

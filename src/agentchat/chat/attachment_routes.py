@@ -81,6 +81,14 @@ async def upload(
     return await service.upload(chat_id, name, request.stream(), declared)
 
 
+@router.get("", operation_id="listUnsentAttachments")
+def list_unsent(chat_id: ChatId, database: DatabaseDep) -> list[AttachmentPublic]:
+    """The files added to the chat's question box and not sent yet, oldest first: the page
+    shows them again as the box's chips after a reload or a visit to another chat."""
+    with database.session() as db:
+        return attachments.unsent(db, chat_id)
+
+
 @router.get(
     "/{attachment_id}",
     operation_id="downloadAttachment",
