@@ -9,6 +9,7 @@ import logging
 
 from sqlalchemy.orm import Session
 
+from agentchat.attachments import compose, questions
 from agentchat.bridge_client.client import BridgeUnavailable
 from agentchat.chat import tree
 from agentchat.chat.sessions import get_session
@@ -90,6 +91,8 @@ def load_run(db: Session, run_id: str, settings: Settings) -> ActiveRun | None:
         return None
     user = tree.get_message(db, message.parent_id)
     chat = get_session(db, message.session_id)
+    # The question as the agent received it: its attachments were settled by the first run
+    items = questions.items_of(db, [user.id]).get(user.id, [])
     plan = store.RunPlan(
         run_id=run_id,
         session_id=message.session_id,
@@ -100,6 +103,8 @@ def load_run(db: Session, run_id: str, settings: Settings) -> ActiveRun | None:
         hermes_session=chat.hermes_session or "",
         model_id=message.model_id,
         skill_folder=message.skill_folder,
+        user_content=compose.content(user.content, items) if items else None,
+        deliveries=tuple(str(item.delivery) for item in items),
     )
     secrets = _model_secrets(db, message, settings) + _mcp_secrets(db, chat, settings)
     run = ActiveRun(plan=plan, request=None, secrets=secrets)
