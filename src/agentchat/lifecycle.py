@@ -1,10 +1,9 @@
 """Start-up and shut-down of the API's shared services: the local stack, the default model,
 the sample skills, the event bus, the run service.
 
-With a Redis URL several API processes share the runs: each refreshes the owner keys of the
-runs it drives (heartbeat), takes steering requests for them on its control channel, and sweeps
-RUNNING answers whose owner is gone, at start-up and every few seconds. Without one there is one
-process, and start-up fails every RUNNING answer."""
+How this process shares its runs with others (the bus, run owners, steering, revocations, the
+background rounds) is the cluster's, chosen once here: one machine, or several processes over
+Redis (`agentchat.runs.cluster.kinds`)."""
 
 from __future__ import annotations
 
@@ -16,33 +15,25 @@ from contextlib import asynccontextmanager
 import anyio
 from fastapi import FastAPI
 
-from agentchat.accounts.broadcast import RevocationChannel
 from agentchat.accounts.gate import AccountsGate
 from agentchat.accounts.shared_agent import hand_over_at_start
 from agentchat.accounts.users import adopt_at_start
 from agentchat.bridge_client.workers import BridgeWorkers
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
-from agentchat.events.bus import EventBus
-from agentchat.events.control_bus import ControlBus
-from agentchat.events.factory import make_bus
 from agentchat.gc_freeze import freeze_startup_heap, thaw_heap
 from agentchat.local_stack import LocalStack
 from agentchat.migrations.on_start import migration_lock
 from agentchat.models.service import ensure_default_model, update_builtin_base_url
 from agentchat.private_files import private_data_dir
-from agentchat.runs.cluster.bus_watch import PROBE_S
-from agentchat.runs.cluster.file_owners import FileRunOwners
-from agentchat.runs.cluster.owners import HEARTBEAT_S, Owners, RunOwners
+from agentchat.runs.cluster.kinds import make_cluster
 from agentchat.runs.drive.log_writer import LogWriter
-from agentchat.runs.periodic import Periodic
 from agentchat.runs.service import RunService
 from agentchat.runtime import BridgeStatus
 from agentchat.shutdown_deadline import ShutdownDeadline
 from agentchat.skills.service import install_samples
 
 log = logging.getLogger(__name__)
-SWEEP_S = 3.0
 
 
 def prepare_data(settings: Settings, database: Database, scripted_url: str | None) -> None:
@@ -73,36 +64,6 @@ def _follow_moves(stack: LocalStack, bridges: BridgeWorkers) -> None:
     stack.on_bridge_moved(moved)
 
 
-def _bus(settings: Settings) -> EventBus:
-    if settings.redis_url:
-        return make_bus(settings.redis_url, prefix=settings.redis_prefix)
-    return make_bus(None)
-
-
-def _owners(settings: Settings) -> tuple[Owners, ControlBus | None]:
-    """With Redis: the owner keys of runs, and the control channel named by the owner token
-    (steering requests for the runs this process drives come on it). Without: locks in the
-    data folder, for the processes on this machine that share it."""
-    if not settings.redis_url:
-        return FileRunOwners(settings.data_dir.resolve() / "run-owners"), None
-    owners = RunOwners.from_url(settings.redis_url, settings.redis_prefix)
-    return owners, ControlBus.from_url(settings.redis_url, settings.redis_prefix, owners.token)
-
-
-def _loops(runs: RunService, owners: Owners) -> list[Periodic]:
-    """The sweeper (ends whose write failed, orphans; every few seconds, with several
-    processes at once too) and, with Redis, the owner heartbeat and the bus watch's probe."""
-    shared = isinstance(owners, RunOwners)
-    sweep = Periodic(runs.settle, SWEEP_S, "run-sweeper", at_once=shared)
-    if not shared:
-        return [sweep]
-    return [
-        Periodic(runs.bus_watch.probe, PROBE_S, "event-bus-watch"),
-        Periodic(runs.heartbeat, HEARTBEAT_S, "run-owner-heartbeat"),
-        sweep,
-    ]
-
-
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings: Settings = app.state.settings
@@ -115,22 +76,24 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings.bridge_survives_api = stack.bridge_survives_api  # runs detach at shutdown
     try:
         await anyio.to_thread.run_sync(prepare_data, settings, database, stack.scripted_url)
-        bridges, bus = _bridges(settings, stack), _bus(settings)
+        bridges, cluster = _bridges(settings, stack), make_cluster(settings)
         _follow_moves(stack, bridges)
-        owners, control_bus = _owners(settings)
         runs = RunService(
-            database, bus, bridges, LogWriter(database), settings, owners, status, control_bus
+            database,
+            cluster.bus,
+            bridges,
+            LogWriter(database),
+            settings,
+            cluster.owners,
+            status,
+            cluster.remote,
         )
-        loops = _loops(runs, owners)
-        failed = [] if isinstance(owners, RunOwners) else await runs.recover()
-        if failed:
-            log.warning("stored %d answers no bridge holds any more as interrupted", len(failed))
+        loops = cluster.loops(runs)
+        await cluster.join(runs)
         for loop in loops:
             loop.start()
-        await runs.listen()
         gate: AccountsGate = app.state.accounts
-        if settings.redis_url:  # ended sessions are told to every API process
-            await gate.listen(RevocationChannel(settings.redis_url, settings.redis_prefix))
+        await gate.listen(cluster.revocations)  # ended sessions are told to every API process
         app.state.runs = runs
         app.state.bridges = bridges  # the Tools page asks them about MCP servers
         app.state.forget_agent = runs.forget_agent  # a deleted chat's agent (chat.agent_forget)
@@ -143,11 +106,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         for loop in loops:  # owner keys outlive the heartbeat by their TTL: enough to finish
             await loop.close()
         await runs.shutdown(deadline.remaining())  # still taking steering meanwhile
-        if control_bus is not None:
-            await control_bus.aclose()
-        await gate.aclose()
-        await owners.aclose()
-        await bus.close()
+        await cluster.aclose()
         await bridges.aclose()
     finally:
         await anyio.to_thread.run_sync(stack.stop)

@@ -4,7 +4,7 @@ Accounts are on once the first account exists (created here, by another process 
 `agentchat users add`): while off, the database is asked again at most once a MODE_RECHECK_S;
 once on they stay on. A token's session is read from the database and kept for CACHE_S; ending
 sessions here drops them from the cache at once, cuts the streams they hold open, and tells the
-other API processes (over Redis) to do the same."""
+other API processes (the cluster's broadcast: Redis, or nobody) to do the same."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ import anyio
 from sqlalchemy.orm import Session
 
 from agentchat.accounts import sessions
-from agentchat.accounts.broadcast import RevocationChannel
 from agentchat.accounts.live import LiveRequests
 from agentchat.accounts.users import accounts_exist
 from agentchat.core.clock import utcnow
 from agentchat.core.database import Database
+from agentchat.events.broadcast import Broadcast, NoBroadcast
 
 CACHE_S = 5.0
 MODE_RECHECK_S = 1.0
@@ -36,7 +36,7 @@ class AccountsGate:
         self.database = database
         self.clock = clock
         self.live = LiveRequests()
-        self.channel: RevocationChannel | None = None
+        self.channel: Broadcast = NoBroadcast()  # the cluster's, from `listen`
         self._on = False
         self._mode_checked = -MODE_RECHECK_S
         self._mode_lock = asyncio.Lock()
@@ -75,8 +75,7 @@ class AccountsGate:
         forget them here and in every other API process, and cut their streams."""
         message: dict[str, Any] = {"user": user_id, "digests": list(digests)}
         self.forget(message)
-        if self.channel is not None:
-            await self.channel.publish(message)
+        await self.channel.publish(message)
 
     def forget(self, message: dict[str, Any]) -> None:
         user_id = message.get("user")
@@ -91,19 +90,14 @@ class AccountsGate:
             self._cache.pop(token_digest, None)
         self.live.cut(user_id, digests)
 
-    async def listen(self, channel: RevocationChannel) -> None:
+    async def listen(self, channel: Broadcast) -> None:
+        """Hear the other processes' revocations (the channel is the cluster's to close)."""
         self.channel = channel
         await channel.start(self.forget)
 
     async def announce_on(self) -> None:
         self.turned_on()
-        if self.channel is not None:
-            await self.channel.publish({"accountsOn": True})
-
-    async def aclose(self) -> None:
-        if self.channel is not None:
-            await self.channel.aclose()
-            self.channel = None
+        await self.channel.publish({"accountsOn": True})
 
     async def _in_thread(self, work: Callable[[Session], Any]) -> Any:
         database = self.database

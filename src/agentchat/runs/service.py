@@ -7,8 +7,9 @@
   event; `final_write` keeps an end the database refused;
 - `steer/` — `control` (stop, clarify answers, reset), `steering` (guidance), `agent_memory`
   (the agent's memory files, through the bridge);
-- `cluster/` — several API processes: who drives a run (`owners`, `file_owners`), steering
-  a run another process drives (`remote`, `remote_ops`), whether the bus answers (`bus_watch`);
+- `cluster/` — several API processes: the kind of deployment, chosen once at start (`kinds`:
+  one machine, or Redis), who drives a run (`owners`, `file_owners`), steering a run another
+  process drives (`remote`, `remote_ops`), whether the bus answers (`bus_watch`);
 - `recovery/` — `orphans`: runs of stopped processes (re-attached in their bridge, or
   interrupted) and shutdown (runs left to their bridges); `reattach` rebuilds such a run;
   `elsewhere`: runs whose bridge this process cannot ask;
@@ -29,14 +30,12 @@ from __future__ import annotations
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.events.bus import EventBus
-from agentchat.events.control_bus import ControlBus
 from agentchat.events.redis_health import BUS_ERRORS
 from agentchat.protocol.bridge_api import MemoryView
 from agentchat.runs import store
 from agentchat.runs.cluster.bus_watch import BusWatch
-from agentchat.runs.cluster.owners import Owners, RunOwners
+from agentchat.runs.cluster.owners import Owners
 from agentchat.runs.cluster.remote import Remote
-from agentchat.runs.cluster.remote_ops import control_handler
 from agentchat.runs.context import RunContext
 from agentchat.runs.drive.driver import RunDriver
 from agentchat.runs.drive.log_writer import LogWriter
@@ -68,10 +67,10 @@ class RunService:
         settings: Settings,
         owners: Owners | None = None,
         bridge_status: BridgeStatus | None = None,
-        control_bus: ControlBus | None = None,
+        remote: Remote | None = None,
     ) -> None:
-        shared = owners if isinstance(owners, RunOwners) else None
-        remote = Remote(control_bus, shared) if control_bus and shared else None
+        """`owners` and `remote` are the cluster's (`cluster/kinds.py`): who drives which run,
+        and the other API processes (None: there are none to ask)."""
         self.ctx = RunContext(
             database,
             bus,
@@ -88,12 +87,6 @@ class RunService:
         self.recovery = Recovery(self.ctx, self.driver.drive_attached)
         self.control = RunControl(self.ctx, self.recovery.sweep_orphans)
         self._memory = AgentMemory(self.ctx)
-        self._control_bus = control_bus
-
-    async def listen(self) -> None:
-        """Take steering requests from other API processes (multi-process mode)."""
-        if self._control_bus is not None:
-            await self._control_bus.start(control_handler(self.control))
 
     @property
     def bus(self) -> EventBus:
