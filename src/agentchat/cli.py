@@ -164,6 +164,8 @@ def serve(
     ] = 1,
 ) -> None:
     """Serve the API and the page."""
+    import faulthandler
+
     import uvicorn
 
     from agentchat.accounts.users import accounts_in
@@ -189,6 +191,7 @@ def serve(
         "migrate": migrate,
     }
     settings = _settings("serve", **overrides)
+    faulthandler.enable()  # a fatal signal (SIGBUS, SIGSEGV) leaves its name and stacks in the log
     # With accounts every request signs in as a person (looked at without creating anything).
     accounts = not is_loopback(settings.host) and accounts_in(settings.resolved_database_url)
     try:

@@ -2,10 +2,16 @@
 
 SQLite keeps writing into a file that was unlinked (its open handles still point at it), so
 without this check a deleted database answers 201 to writes nobody will ever read back.
+
+Its `-shm` file (the WAL index, mapped into memory by every connection) cut short by another
+program killed the process with SIGBUS at the next touch of a page past the new end, without a
+word. Each transaction first looks at its size: one smaller than seen before gets that size
+back (zeros: SQLite finds no valid index and rebuilds it from the WAL), with a log line.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from typing import Any
@@ -14,6 +20,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from agentchat.protocol.errors import DatabaseUnavailable
+
+log = logging.getLogger(__name__)
 
 
 class SqliteFileGuard:
@@ -24,6 +32,8 @@ class SqliteFileGuard:
         self.path = path
         self._identity: tuple[int, int] | None = None
         self._lock = threading.Lock()
+        self._shm = f"{path}-shm"
+        self._shm_size = 0  # the largest size seen: what the connections may have mapped
 
     def install(self, engine: Engine) -> None:
         event.listen(engine, "connect", self._on_connect)
@@ -53,3 +63,31 @@ class SqliteFileGuard:
 
     def _on_begin(self, _conn: Any) -> None:
         self.check()
+        self.check_shm()
+
+    def check_shm(self) -> None:
+        """Give the `-shm` file back the size it was cut from (see the module's docstring);
+        DatabaseUnavailable when that cannot be done."""
+        try:
+            size = os.stat(self._shm).st_size
+        except FileNotFoundError:
+            return
+        with self._lock:
+            seen = self._shm_size
+            if size >= seen:
+                self._shm_size = size
+                return
+            try:
+                os.truncate(self._shm, seen)
+            except OSError as exc:
+                raise DatabaseUnavailable(
+                    f"the database's {self._shm} was cut to {size} bytes by another program "
+                    f"and cannot be restored: {exc.strerror}"
+                ) from exc
+        log.error(
+            "the database's %s was cut from %d to %d bytes by another program; its size is "
+            "restored and SQLite rebuilds its index from the write-ahead log",
+            self._shm,
+            seen,
+            size,
+        )
