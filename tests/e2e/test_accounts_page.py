@@ -1,7 +1,8 @@
 """The page with accounts (issue 28): the sign-in page (a wrong password said in words, back to
 where the person was), the user menu (sign out, change password), a user kept off the Admin
 and Tools pages, an administrator adding a person who then signs in, an invitation link that
-works once, a sign-up waiting for approval, shared and private models. Desktop and phone,
+works once, a sign-up waiting for approval, single sign-on through a real OIDC provider
+(oidc-provider-mock), shared and private models. Desktop and phone,
 light and dark, English and Chinese, axe-core on each.
 
 This module runs its own API (with accounts) and bridge: accounts, once on, stay on."""
@@ -9,7 +10,10 @@ This module runs its own API (with accounts) and bridge: accounts, once on, stay
 from __future__ import annotations
 
 import itertools
+import json
 import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,17 +21,20 @@ from pathlib import Path
 import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
+from pydantic import SecretStr
 
 from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
+from agentchat.local_stack import free_port
 from tests.e2e.pages import tid
 from tests.e2e.stack import E2EStack
 from tests.e2e.ui_support import SIZES, PageFactory, page_factory, run_axe, sideways_overflow
 from tests.support.databases import fresh_database_url, worker_tag
 from tests.support.servers import serve_app, start_bridge
 
-pytestmark = pytest.mark.e2e
+# the first test starts a bridge and an OIDC provider besides the shared stack
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 PASSWORD = "correct horse battery"
 ADMIN = "root"
@@ -40,9 +47,37 @@ def new_name(prefix: str) -> str:
     return f"{prefix}{next(_names)}"
 
 
+OSCAR = {"sub": "sub-oscar", "preferred_username": "oscar", "groups": ["agentchat-admin"]}
+
+
+@pytest.fixture(scope="module")
+def provider(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real OpenID Connect provider (oidc-provider-mock) on a free loopback port."""
+    port = free_port()
+    log = (tmp_path_factory.mktemp("e2e-oidc") / "provider.out").open("wb")
+    command = [sys.executable, "-m", "oidc_provider_mock", "--port", str(port)]
+    command += ["--require-nonce", "--user-claims", json.dumps(OSCAR)]
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"{url}/.well-known/openid-configuration", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            assert time.monotonic() < deadline, "the OIDC provider did not start"
+            time.sleep(0.1)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        log.close()
+
+
 @pytest.fixture(scope="module")
 def accounts_stack(
-    tmp_path_factory: pytest.TempPathFactory, e2e_stack: E2EStack
+    tmp_path_factory: pytest.TempPathFactory, e2e_stack: E2EStack, provider: str
 ) -> Iterator[E2EStack]:
     root = tmp_path_factory.mktemp("e2e-accounts")
     database = Database(fresh_database_url("sqlite", root, tag=f"e2e_accounts_{worker_tag()}"))
@@ -57,6 +92,10 @@ def accounts_stack(
         run_rate_per_minute=0,
         signup="approval",
         auth_failures_per_minute=0,  # every test signs in from 127.0.0.1
+        oidc_issuer=provider,
+        oidc_client_id="agentchat",
+        oidc_client_secret=SecretStr("client-secret"),
+        oidc_name="Company SSO",
     )
     url, stop_app = serve_app(create_app(settings, database=database))
     stack = E2EStack(url, database, e2e_stack.scripted_url)
@@ -360,3 +399,17 @@ def test_usage_per_person_and_deleting_a_person(
     expect(
         page.locator('[data-testid="audit-row"][data-action="user_deleted"]').first
     ).to_be_visible()
+
+
+def test_single_sign_on_from_the_sign_in_page(make_page: PageFactory) -> None:
+    page = make_page(SIZES["phone"], "light")
+    page.goto("/skills")
+    page.wait_for_url(re.compile(r"/signin\?next="))
+    sso = tid(page, "signin-sso")
+    expect(sso).to_have_text("Sign in with Company SSO")
+    sso.click()
+    page.locator('input[name="sub"]').fill("sub-oscar")  # the provider's own form
+    page.get_by_role("button", name="Authorize").click()
+    page.wait_for_url(re.compile(r"/skills$"))
+    expect(tid(page, "user-menu")).to_have_attribute("data-username", "oscar")
+    expect(tid(page, "user-menu")).to_have_attribute("data-role", "admin")  # from the claim
