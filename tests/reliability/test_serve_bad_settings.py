@@ -68,6 +68,7 @@ BAD_VALUES = [
     ("AGENTCHAT_BRIDGE_URL", "http://10.0.0.5:8201,10.0.0.6:8201", "http://"),
     ("AGENTCHAT_MODEL_HOSTS_DENY", "10.0.0.0/33", "10.0.0.0/33"),
     ("AGENTCHAT_MODEL_HOSTS_ALLOW", "api.openai.com,192.168.1.0/", "192.168.1.0/"),
+    ("AGENTCHAT_AGENT_TOOLSETS", "clarify,wbe,memory", "wbe (did you mean web?)"),
 ]
 
 

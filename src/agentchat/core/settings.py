@@ -10,7 +10,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agentchat.core import setting_values
-from agentchat.protocol.toolsets import DEFAULT_TOOLSETS
+from agentchat.protocol.toolsets import DEFAULT_TOOLSETS, toolset_list
 
 
 def shown(default: str) -> dict[str, Any]:
@@ -301,6 +301,11 @@ class Settings(BaseSettings):
     @classmethod
     def _bridge_url(cls, value: str | None) -> str | None:
         return setting_values.bridge_urls(value) if value else None
+
+    @field_validator("agent_toolsets")
+    @classmethod
+    def _toolsets(cls, value: str) -> str:
+        return toolset_list(value)
 
     @field_validator("model_hosts_allow", "model_hosts_deny")
     @classmethod

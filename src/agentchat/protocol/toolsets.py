@@ -3,6 +3,7 @@ and how a chat or a run narrows the operator's list."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 
 from agentchat.protocol.errors import Invalid
@@ -36,3 +37,25 @@ def within(allowed: Sequence[str], stored: Sequence[str] | None) -> list[str]:
     if stored is None:
         return list(allowed)
     return [name for name in allowed if name in stored]
+
+
+def toolset_list(value: str) -> str:
+    """A comma-separated list of hermes toolsets whose names hermes knows (a typo such as `wbe`
+    was taken silently and the agent ran without it); not checked where hermes is not
+    installed (an API on its own: its bridges check their own list)."""
+    try:
+        from toolsets import get_toolset_names, validate_toolset
+    except ImportError:
+        return value
+    names = [t.strip() for t in value.split(",") if t.strip()]
+    unknown = [name for name in names if not validate_toolset(name)]
+    if unknown:
+        known = sorted(get_toolset_names())
+        hints = [
+            f"{name} (did you mean {close[0]}?)"
+            if (close := difflib.get_close_matches(name, known, 1))
+            else name
+            for name in unknown
+        ]
+        raise ValueError(f"unknown hermes toolset: {', '.join(hints)}")
+    return value

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from agentchat.bridge.settings import BridgeSettings
+from agentchat.protocol.toolsets import toolset_list
 
 log = logging.getLogger(__name__)
 
@@ -19,7 +20,7 @@ _HTML = re.compile(r"<(?:!doctype|html|head|body|title|div|p|h\d|pre)\b.*", re.I
 
 
 class BridgeMisconfigured(RuntimeError):
-    """The bridge refuses to start (no shared secret, or one too short)."""
+    """The bridge refuses to start (no shared secret, one too short, an unknown toolset)."""
 
 
 def check_secret(settings: BridgeSettings) -> None:
@@ -34,6 +35,10 @@ def check_secret(settings: BridgeSettings) -> None:
         raise BridgeMisconfigured(
             f"AGENTCHAT_BRIDGE_SECRET is shorter than {MIN_SECRET_CHARS} characters"
         )
+    try:
+        toolset_list(settings.toolsets)
+    except ValueError as exc:
+        raise BridgeMisconfigured(f"AGENTCHAT_AGENT_TOOLSETS: {exc}") from exc
 
 
 def effective_toolsets(settings: BridgeSettings, requested: list[str] | None) -> list[str]:
