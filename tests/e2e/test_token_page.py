@@ -1,6 +1,7 @@
 """Without accounts the page is as before issue 28: with AGENTCHAT_AUTH_TOKEN a 401 asks for
 the token in a dialog (a wrong one is said), then the page works; no user menu, no sign-in
-page (/signin leads to the chats), the Tools page is there (the one person administers).
+page (/signin leads to the chats), the Tools page is there (the one person administers). The
+one person adds the first account on the Admin page, and from then on signs in.
 
 This module runs its own API with a token (no bridge: the pages here need none)."""
 
@@ -75,3 +76,46 @@ def test_the_token_dialog_still_answers_a_401_without_accounts(make_page: PageFa
     expect(tid(page, "user-menu")).to_have_count(0)
     expect(tid(page, "nav-tools")).to_be_visible()
     expect(tid(page, "nav-admin")).to_have_count(0)
+
+
+@pytest.fixture
+def bare_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[E2EStack]:
+    """A server without accounts and without a token (the machine's own user)."""
+    root = tmp_path_factory.mktemp("e2e-first-account")
+    database = Database(fresh_database_url("sqlite", root, tag=f"e2e_first_{worker_tag()}"))
+    settings = Settings(
+        data_dir=root / "data",
+        bridge_url="http://127.0.0.1:9",
+        start_bridge=False,
+        start_scripted_llm=False,
+    )
+    url, stop_app = serve_app(create_app(settings, database=database))
+    stack = E2EStack(url, database, "http://127.0.0.1:9")
+    try:
+        yield stack
+    finally:
+        stack.close()
+        stop_app()
+        database.dispose()
+
+
+def test_the_one_person_adds_the_first_account_on_the_admin_page(
+    browser: Browser, bare_stack: E2EStack
+) -> None:
+    with page_factory(browser, bare_stack) as make:
+        page = make()
+        page.goto("/admin")  # no link to it without accounts; the address works
+        expect(tid(page, "admin-no-accounts")).to_be_visible()
+        expect(tid(page, "tab-invitations")).to_have_count(0)
+        tid(page, "person-add").click()
+        tid(page, "person-username").fill("owner")
+        tid(page, "person-password").fill("correct horse battery")
+        tid(page, "person-save").click()
+        # accounts are on: everyone signs in now, the first administrator too
+        page.wait_for_url(re.compile(r"/signin\?next=(%2F|/)admin$"))
+        tid(page, "signin-username").fill("owner")
+        tid(page, "signin-password").fill("correct horse battery")
+        tid(page, "signin-submit").click()
+        page.wait_for_url(re.compile(r"/admin$"))
+        expect(tid(page, "user-menu")).to_have_attribute("data-role", "admin")
+        expect(tid(page, "tab-invitations")).to_be_visible()
