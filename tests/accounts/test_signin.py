@@ -223,3 +223,26 @@ def test_pending_and_disabled_are_told_apart_only_after_the_right_password(team:
     log = team.admin.get("/api/admin/audit?action=signin_failed")["items"]
     reasons = {(e["targetName"], e["detail"].get("reason")) for e in log}
     assert {("penny", "pending"), ("dan", "disabled")} <= reasons
+
+
+def test_administrators_changes_to_shared_models_and_tools_are_in_the_audit_log(
+    team: Team,
+) -> None:
+    model = {"name": "audited", "baseUrl": "http://127.0.0.1:9/v1", "modelName": "m"}
+    created = team.admin.post("/api/models", model, expect=201)
+    renamed = team.admin.http.patch(f"/api/models/{created['id']}", json={"name": "renamed"})
+    assert renamed.status_code == 200, renamed.text
+    assert team.admin.http.post(f"/api/models/{created['id']}/test").status_code < 500
+    assert team.admin.http.delete(f"/api/models/{created['id']}").status_code == 204
+    bob = team.add("bob")
+    own = bob.post("/api/models", {**model, "name": "bob's own"}, expect=201)  # not an admin's
+
+    log = team.admin.get("/api/admin/audit?action=admin_change")["items"]
+    seen = [(e["actorName"], e["detail"]["method"], e["detail"]["object"]) for e in log]
+    assert seen == [
+        ("alice", "DELETE", "model"),
+        ("alice", "PATCH", "model"),
+        ("alice", "POST", "model"),
+    ]
+    assert log[0]["detail"]["objectId"] == str(created["id"]) and log[0]["ip"] == "127.0.0.1"
+    assert all(e["detail"]["objectId"] != str(own["id"]) for e in log)

@@ -33,6 +33,7 @@ class Action(StrEnum):
     INVITATION_CREATED = "invitation_created"
     INVITATION_REVOKED = "invitation_revoked"
     INVITATION_ACCEPTED = "invitation_accepted"
+    ADMIN_CHANGE = "admin_change"  # a shared model or an MCP server (accounts.admin_audit)
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,9 @@
 allow-lists, and `install_security`, which puts every guard in front of the app.
 
 Order, outermost first: security headers → Host/Origin → CORS (only when configured) →
-sign-in (token or accounts) → run-start rate limit → body guard → the app. All are pure ASGI
-and look only at the request's headers (the body guard also reads bodies), so streams pass
-through unchanged."""
+sign-in (token or accounts) → administrators' changes to the audit log → run-start rate
+limit → body guard → the app. All are pure ASGI and look only at the request's headers (the
+body guard also reads bodies), so streams pass through unchanged."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from agentchat.accounts.admin_audit import AdminAuditMiddleware
 from agentchat.accounts.gate import AccountsGate
 from agentchat.accounts.sign_in_sessions import install_auth_state
 from agentchat.chat.attachment_routes import UPLOAD_PATH
@@ -180,6 +181,7 @@ def install_security(app: FastAPI, settings: Settings) -> None:
     install_auth_state(app, settings)
     install_access_log_redactor()
     app.state.accounts = AccountsGate(getattr(app.state, "db", None))
+    app.add_middleware(AdminAuditMiddleware, gate=app.state.accounts)  # inside sign-in
     app.add_middleware(
         AuthMiddleware,
         token=configured_token(settings),
