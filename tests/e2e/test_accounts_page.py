@@ -27,7 +27,7 @@ from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from agentchat.local_stack import free_port
-from tests.e2e.pages import tid
+from tests.e2e.pages import last_assistant, open_chat, send, tid, wait_finished
 from tests.e2e.stack import E2EStack
 from tests.e2e.ui_support import SIZES, PageFactory, page_factory, run_axe, sideways_overflow
 from tests.support.databases import fresh_database_url, worker_tag
@@ -215,6 +215,13 @@ def test_a_user_sees_no_admin_page_and_cannot_change_a_shared_model(
     expect(tid(row, "model-scope")).to_have_attribute("data-shared", "true")
     expect(tid(row, "model-edit")).to_have_count(0)
     expect(tid(row, "model-delete")).to_have_count(0)
+
+    open_chat(page)  # the person's own chat answers on the shared model, with no refusal shown
+    send(page, "#say hello from a user")
+    reply = last_assistant(page)
+    wait_finished(reply, "SUCCESS")
+    expect(reply).to_contain_text("hello from a user")
+    expect(page.locator(".n-message--error-type")).to_have_count(0)
 
 
 @pytest.mark.parametrize(("locale", "size", "scheme"), VIEWS)
