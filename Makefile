@@ -12,8 +12,8 @@ FRONT_BUILD := src/agentchat/static/index.html
 HOST ?=
 PORT ?=
 
-.PHONY: setup run test lint typecheck pytest frontend frontend-test services browser bench dist clean \
-	api-types api-types-check
+.PHONY: setup run test check lint typecheck pytest pytest-quick frontend frontend-test services \
+	browser bench dist clean api-types api-types-check durations pytest-main pytest-e2e
 
 # What running needs (requirements.lock) for `make run`; the test tools on top for the rest.
 setup: $(STAMP) $(FRONT_BUILD)
@@ -56,8 +56,8 @@ browser:
 	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
 lint: $(STAMP) api-types-check
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff format --check src tests bench scripts
 	$(BIN)/lint-imports --no-logo
 	$(BIN)/python scripts/settings_table.py --check
 
@@ -81,16 +81,58 @@ api-types-check: $(STAMP) $(FRONT_STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy src
 
+# JUnit reports of the last run (ignored by git); scripts/durations.py turns them into
+# tests/durations.md, which is committed.
+ARTIFACTS := test-artifacts
+JUNIT := -o junit_family=xunit1 --junitxml
+# Collecting tests/e2e imports Playwright: the runs that do not need it do not collect it.
+NOT_E2E := --ignore=tests/e2e -m "not e2e"
+
 frontend-test: $(FRONT_STAMP)
-	cd frontend && npm test --silent
+	@mkdir -p $(ARTIFACTS)
+	cd frontend && npx vitest run --reporter=dot --reporter=junit \
+		--outputFile.junit=../$(ARTIFACTS)/junit-vitest.xml
 
 # Browser tests run in their own pytest process: Playwright's sync API leaves an event loop
 # running in the worker, which the asyncio tests of the same worker would trip over.
-pytest: setup services browser
-	$(BIN)/pytest -q -n 2 --dist loadfile -m "not e2e"
-	$(BIN)/pytest -q -n 2 --dist loadfile -m e2e
+pytest: pytest-main pytest-e2e
 
-test: setup services browser lint typecheck frontend-test pytest
+pytest-main: setup services
+	@mkdir -p $(ARTIFACTS)
+	$(BIN)/pytest -q -n 2 --dist loadfile $(NOT_E2E) $(JUNIT)=$(ARTIFACTS)/junit-pytest.xml
+
+pytest-e2e: setup services browser
+	@mkdir -p $(ARTIFACTS)
+	$(BIN)/pytest -q -n 2 --dist loadfile -m e2e tests/e2e $(JUNIT)=$(ARTIFACTS)/junit-pytest-e2e.xml
+
+# The tests that start no server, no process and no hermes-agent (tests/support/kinds.py).
+pytest-quick: $(STAMP) services
+	$(BIN)/pytest -q -n 2 $(NOT_E2E) --ignore=tests/packaging -m "not e2e and not server"
+
+PHASES := $(ARTIFACTS)/phases.tsv
+TIMED := scripts/timed $(PHASES)
+REPORTS := $(ARTIFACTS)/junit-pytest.xml $(ARTIFACTS)/junit-pytest-e2e.xml \
+	$(ARTIFACTS)/junit-vitest.xml
+
+# tests/durations.md: the phases, the 30 slowest tests, the time per folder.
+durations: $(STAMP)
+	@$(BIN)/python scripts/durations.py --phases $(PHASES) $(REPORTS)
+
+# Lint and types stop it early; the test suites all run, then the durations are written.
+test:
+	@mkdir -p $(ARTIFACTS) && rm -f $(PHASES) $(REPORTS)
+	@$(TIMED) install $(MAKE) --no-print-directory setup services browser
+	@$(TIMED) lint $(MAKE) --no-print-directory lint
+	@$(TIMED) typecheck $(MAKE) --no-print-directory typecheck
+	@rc=0; \
+	$(TIMED) vitest $(MAKE) --no-print-directory frontend-test || rc=1; \
+	$(TIMED) pytest $(MAKE) --no-print-directory pytest-main || rc=1; \
+	$(TIMED) "pytest e2e" $(MAKE) --no-print-directory pytest-e2e || rc=1; \
+	$(MAKE) --no-print-directory durations; \
+	exit $$rc
+
+# While working: lint, types, Vitest and the quick tests (about a minute and a half).
+check: lint typecheck frontend-test pytest-quick
 
 # make bench BENCH_ARGS=--quick for smaller sizes (see bench/run_all.py)
 bench: setup services browser

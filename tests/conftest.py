@@ -13,6 +13,7 @@ from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from tests.support.databases import DIALECTS, clear_tables, fresh_database_url
+from tests.support.kinds import is_server_test
 
 
 @pytest.fixture(scope="session")
@@ -64,6 +65,14 @@ async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
         yield c
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks the tests that start a server, a process or hermes-agent (tests/support/kinds.py)."""
+    for item in items:
+        if is_server_test(item):
+            item.add_marker(pytest.mark.server)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
