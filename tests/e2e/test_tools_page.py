@@ -107,10 +107,15 @@ def test_an_administrator_adds_tests_and_edits_a_server(
     tid(page, "mcp-command").fill(sys.executable)
     tid(page, "mcp-args").fill(f"{SCRIPT}\nstdio")
     fill_secret(page, "SERVICE_TOKEN", SECRET)
+    tid(page, "mcp-form-test").click()  # the form's values, before they are saved
+    tested = tid(page, "mcp-form-tested")
+    expect(tested).to_have_attribute("data-ok", "true")
+    expect(tested).to_contain_text("add")
     tid(page, "mcp-save").click()
     row = page.locator('[data-testid="mcp-row"][data-name="tools"]')
     expect(row).to_be_visible()
-    expect(tid(row, "mcp-state")).to_have_attribute("data-state", "idle")
+    # connected by the agent service as soon as it is saved, before any turn
+    expect(tid(row, "mcp-state")).to_have_attribute("data-state", "connected")
 
     tid(row, "mcp-test").click()
     tools = tid(row, "mcp-tools")

@@ -171,6 +171,35 @@ def test_a_change_reaches_the_next_turn_and_test_lists_the_tools(team: Team) -> 
     assert admin.get("/api/mcp/status")[0]["state"] == "off"
 
 
+def test_the_forms_values_are_tested_before_they_are_saved(team: Team) -> None:
+    admin = team.admin
+    tested = admin.post("/api/mcp/test", stdio(), expect=200)
+    assert tested["ok"] and "add" in {t["name"] for t in tested["tools"]}
+    assert admin.get("/api/mcp/servers") == []  # nothing stored
+    missing = admin.post("/api/mcp/test", stdio(command="/nowhere/mcp-server"), expect=200)
+    assert not missing["ok"] and missing["error"]
+
+    server = admin.post("/api/mcp/servers", stdio(), expect=201)
+    changed = {"args": [str(SCRIPT), "exit"]}
+    broken = admin.post(f"/api/mcp/servers/{server['id']}/test", changed, expect=200)
+    assert not broken["ok"] and broken["error"]
+    assert admin.get(f"/api/mcp/servers/{server['id']}")["args"] == [str(SCRIPT), "stdio"]
+    assert admin.post(f"/api/mcp/servers/{server['id']}/test", expect=200)["ok"]
+    person = team.add("bob")
+    assert person.http.post("/api/mcp/test", json=stdio()).status_code == 403
+
+
+def test_a_saved_server_shows_connected_with_its_tools_before_any_turn(team: Team) -> None:
+    admin = team.admin
+    admin.post("/api/mcp/servers", stdio(), expect=201)
+    admin.post("/api/mcp/servers", stdio("gone", args=[str(SCRIPT), "exit"]), expect=201)
+
+    states = {s["name"]: s for s in admin.get("/api/mcp/status")}
+    assert states["tools"]["state"] == "connected"
+    assert {"name": "add", "description": "Add two whole numbers."} in states["tools"]["tools"]
+    assert states["gone"]["state"] == "failed" and states["gone"]["error"]
+
+
 @pytest.fixture
 def summarizer() -> Any:
     with recording_model() as second:

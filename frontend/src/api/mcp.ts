@@ -7,7 +7,10 @@ export const mcpApi = {
   create: (body: McpServerCreate) => http.post<McpServer>('/api/mcp/servers', body),
   update: (id: number, body: McpServerUpdate) => http.patch<McpServer>(`/api/mcp/servers/${id}`, body),
   remove: (id: number) => http.delete<void>(`/api/mcp/servers/${id}`),
-  test: (id: number) => http.post<McpTestResult>(`/api/mcp/servers/${id}/test`),
+  /** A saved server; with `changes` (the edit form's), as they would leave it (nothing saved). */
+  test: (id: number, changes?: McpServerUpdate) => http.post<McpTestResult>(`/api/mcp/servers/${id}/test`, changes),
+  /** The add form's values, before they are saved. */
+  testNew: (body: McpServerCreate) => http.post<McpTestResult>('/api/mcp/test', body),
   status: () => http.get<McpServerState[]>('/api/mcp/status'),
   offered: () => http.get<McpOffered[]>('/api/mcp/offered'),
 }

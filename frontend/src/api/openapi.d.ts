@@ -763,6 +763,27 @@ export interface paths {
         patch: operations["updateMcpServer"];
         trace?: never;
     };
+    "/api/mcp/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test New Server
+         * @description Test a server before it is saved (the add form's values): connect where the agent
+         *     runs, list its tools, disconnect. Nothing is stored.
+         */
+        post: operations["testNewMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/mcp/servers/{server_id}/test": {
         parameters: {
             query?: never;
@@ -774,7 +795,9 @@ export interface paths {
         put?: never;
         /**
          * Test Server
-         * @description Connect to the server where the agent runs, list its tools, disconnect.
+         * @description Connect to the server where the agent runs, list its tools, disconnect. With a body
+         *     (the edit form's changes), the server is tested as they would leave it, its stored
+         *     secrets kept where the form leaves them; nothing is stored.
          */
         post: operations["testMcpServer"];
         delete?: never;
@@ -5420,6 +5443,57 @@ export interface operations {
             };
         };
     };
+    testNewMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpServerCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpTestResult"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     testMcpServer: {
         parameters: {
             query?: never;
@@ -5429,7 +5503,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["McpServerUpdate"] | null;
+            };
+        };
         responses: {
             /** @description Successful Response */
             200: {

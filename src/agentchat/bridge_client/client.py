@@ -30,7 +30,7 @@ from agentchat.protocol.events import (
     WorkflowError,
     decode,
 )
-from agentchat.protocol.mcp import McpCheck, McpProbe, McpServerStatus, McpServerWire
+from agentchat.protocol.mcp import McpCheck, McpProbe, McpServerStatus, McpServerWire, McpSetup
 from agentchat.protocol.sse import aparse_chunks, dump_json
 from agentchat.protocol.workspace_files import FileList, MissingFiles, WorkspaceFile
 
@@ -205,6 +205,13 @@ class BridgeClient:
 
     async def mcp_status(self) -> list[McpServerStatus]:
         body = await self._call("GET", "/mcp/servers")
+        return [McpServerStatus.model_validate(item) for item in body]
+
+    async def mcp_connect(self, setup: McpSetup) -> list[McpServerStatus]:
+        """Waits for the longest connect timeout at most (and a margin for the bridge)."""
+        longest = max((s.connect_timeout_s for s in setup.servers), default=0)
+        wire = setup.model_dump(by_alias=True)
+        body = await self._call("POST", "/mcp/servers", wire, longest + _PROBE_MARGIN_S)
         return [McpServerStatus.model_validate(item) for item in body]
 
     async def mcp_check(self, server: McpServerWire) -> McpCheck:

@@ -10,7 +10,7 @@ from agentchat.bridge_client.client import BridgeClient, BridgeUnavailable
 from agentchat.bridge_client.workers import BridgeWorkers
 from agentchat.mcp_servers.schemas import McpServerState, McpTestResult
 from agentchat.protocol.errors import Invalid, ServiceUnavailable
-from agentchat.protocol.mcp import McpServerStatus, McpServerWire
+from agentchat.protocol.mcp import McpServerStatus, McpServerWire, McpSetup
 
 STATUS_TIMEOUT_S = 5.0
 
@@ -58,8 +58,12 @@ async def states(
     bridges: BridgeWorkers, servers: Sequence[tuple[McpServerWire, bool]]
 ) -> list[McpServerState]:
     """Each (server, switched on) as the bridges that answered hold it: failed on any of them
-    wins, then connected; a bridge that holds older settings of it does not count."""
-    reports = await asyncio.gather(*(_status(c) for c in _all(bridges)))
+    wins, then connected; a bridge that holds older settings of it does not count. Each
+    bridge is first asked to connect the servers switched on that it does not hold yet (as
+    its next turn would), so a server shows connected, with its tools, before any turn."""
+    on = [server for server, enabled in servers if enabled]
+    setup = McpSetup(servers=on, use=[server.name for server in on])
+    reports = await asyncio.gather(*(_status(c, setup) for c in _all(bridges)))
     answered = [r for r in reports if r is not None]
     return [_merged(server, on, answered) for server, on in servers]
 
@@ -86,9 +90,10 @@ def _merged(
     return McpServerState(name=server.name, state="idle")
 
 
-async def _status(client: BridgeClient) -> list[McpServerStatus] | None:
+async def _status(client: BridgeClient, setup: McpSetup) -> list[McpServerStatus] | None:
+    longest = max((server.connect_timeout_s for server in setup.servers), default=0)
     try:
-        return await asyncio.wait_for(client.mcp_status(), STATUS_TIMEOUT_S)
+        return await asyncio.wait_for(client.mcp_connect(setup), longest + STATUS_TIMEOUT_S)
     except (BridgeUnavailable, TimeoutError):
         return None
 

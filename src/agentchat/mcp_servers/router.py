@@ -100,12 +100,29 @@ def delete_server(server_id: int, db: DbSession, _: AdminDep) -> Response:
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
+@router.post("/test", operation_id="testNewMcpServer")
+async def test_new_server(data: McpServerCreate, bridges: BridgesDep, _: AdminDep) -> McpTestResult:
+    """Test a server before it is saved (the add form's values): connect where the agent
+    runs, list its tools, disconnect. Nothing is stored."""
+    return await agent_services.test(bridges, _wire_of(data))
+
+
 @router.post("/servers/{server_id}/test", operation_id="testMcpServer")
 async def test_server(
-    server_id: int, database: DatabaseDep, cipher: CipherDep, bridges: BridgesDep, _: AdminDep
+    server_id: int,
+    database: DatabaseDep,
+    cipher: CipherDep,
+    bridges: BridgesDep,
+    _: AdminDep,
+    data: McpServerUpdate | None = None,
 ) -> McpTestResult:
-    """Connect to the server where the agent runs, list its tools, disconnect."""
-    wire = await run_in_threadpool(_saved_wire, database, cipher, server_id)
+    """Connect to the server where the agent runs, list its tools, disconnect. With a body
+    (the edit form's changes), the server is tested as they would leave it, its stored
+    secrets kept where the form leaves them; nothing is stored."""
+    if data is None:
+        wire = await run_in_threadpool(_saved_wire, database, cipher, server_id)
+    else:
+        wire = await run_in_threadpool(_planned, database, cipher, server_id, data)
     return await agent_services.test(bridges, wire)
 
 

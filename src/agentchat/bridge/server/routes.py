@@ -24,7 +24,7 @@ from agentchat.protocol.bridge_api import (
     SteerMessage,
 )
 from agentchat.protocol.errors import Invalid, Unauthorized
-from agentchat.protocol.mcp import McpCheck, McpProbe, McpServerStatus, McpServerWire
+from agentchat.protocol.mcp import McpCheck, McpProbe, McpServerStatus, McpServerWire, McpSetup
 from agentchat.protocol.workspace_files import FileList, MissingFiles, WorkspaceFile
 
 
@@ -151,6 +151,13 @@ def forget_person(user_id: str, service: ServiceDep) -> Ack:
 def mcp_status(service: ServiceDep) -> list[McpServerStatus]:
     """The MCP servers this bridge holds: connected, failed (why) or not used yet."""
     return service.mcp.statuses()
+
+
+@router.post("/mcp/servers", operation_id="bridgeMcpConnect")
+def mcp_connect(body: McpSetup, service: ServiceDep) -> list[McpServerStatus]:
+    """Hold these servers (those switched on) and connect the ones not connected yet, as a
+    turn would; then how each stands."""
+    return service.mcp_connect(body)
 
 
 @router.post("/mcp/check", operation_id="bridgeMcpCheck")

@@ -34,7 +34,7 @@ from agentchat.protocol.bridge_api import (
 from agentchat.protocol.context_length import DEFAULT_CONTEXT_LENGTH
 from agentchat.protocol.errors import Conflict, NotFound, ServiceUnavailable
 from agentchat.protocol.events import RunEnd, Steered
-from agentchat.protocol.mcp import McpProbe, McpServerWire
+from agentchat.protocol.mcp import McpProbe, McpServerStatus, McpServerWire, McpSetup
 from agentchat.protocol.status import RunStatus
 
 log = logging.getLogger(__name__)
@@ -187,6 +187,15 @@ class BridgeService:
             "poolSize": self.pool.size,
             "activeRuns": len(self.runs.all()),
         }
+
+    def mcp_connect(self, setup: McpSetup) -> list[McpServerStatus]:
+        """Hold the servers switched on, as a turn would: connect those not connected yet
+        (each within its connect timeout; one that failed lately is not tried again yet), so
+        the Tools page shows them connected, with their tools, before any turn used them."""
+        if self._runner is None:
+            raise ServiceUnavailable("the bridge is still starting")
+        self.mcp.prepare(setup)
+        return self.mcp.statuses()
 
     def mcp_probe(self, server: McpServerWire) -> McpProbe:
         if self._runner is None:
