@@ -41,13 +41,13 @@ def usage_table(db: Session, since: datetime, until: datetime) -> list[UsageRow]
         )
     )
     sums: dict[Key, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    for owner_id, at, model_id, raw in db.execute(stmt).tuples():
+    for owner_id, at, model_id, raw in db.execute(stmt):
         counts = sums[(int(owner_id or 0), at.date().isoformat(), model_id)]
         counts[0] += 1
         for i, value in enumerate(_counters(raw)):
             counts[i + 1] += value
-    names = dict(db.execute(select(AppUser.id, AppUser.username)).tuples().all())
-    models = dict(db.execute(select(AiModelConfig.id, AiModelConfig.name)).tuples().all())
+    names = dict(db.execute(select(AppUser.id, AppUser.username)).all())
+    models = dict(db.execute(select(AiModelConfig.id, AiModelConfig.name)).all())
     return [
         UsageRow(
             user_id=user_id,
