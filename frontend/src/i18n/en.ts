@@ -179,7 +179,7 @@ export default {
       session_revoked: 'ended a sign-in', signup: 'signed up', password_changed: 'changed password', password_reset: 'password reset',
       user_created: 'added a person', user_deleted: 'deleted a person', role_changed: 'changed a role', user_disabled: 'disabled a person',
       user_enabled: 'enabled a person', invitation_created: 'created an invitation', invitation_revoked: 'withdrew an invitation',
-      invitation_accepted: 'accepted an invitation',
+      invitation_accepted: 'accepted an invitation', admin_change: 'changed a shared model or MCP server',
     },
   },
   common: { confirm: 'Confirm', cancel: 'Cancel', yes: 'Yes', no: 'No', close: 'Close', loading: 'Loading' },

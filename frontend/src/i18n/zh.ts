@@ -180,7 +180,7 @@ export default {
       session_revoked: '结束了一个登录', signup: '注册', password_changed: '修改密码', password_reset: '重置密码',
       user_created: '添加成员', user_deleted: '删除成员', role_changed: '更改角色', user_disabled: '停用成员',
       user_enabled: '启用成员', invitation_created: '创建邀请', invitation_revoked: '撤回邀请',
-      invitation_accepted: '接受邀请',
+      invitation_accepted: '接受邀请', admin_change: '更改共享模型或 MCP 服务器',
     },
   },
   common: { confirm: '确定', cancel: '取消', yes: '是', no: '否', close: '关闭', loading: '加载中' },

@@ -3,7 +3,7 @@
 export const AUDIT_ACTIONS = [
   'signin', 'signin_failed', 'signout', 'signout_everywhere', 'session_revoked', 'signup', 'password_changed',
   'password_reset', 'user_created', 'user_deleted', 'role_changed', 'user_disabled', 'user_enabled',
-  'invitation_created', 'invitation_revoked', 'invitation_accepted',
+  'invitation_created', 'invitation_revoked', 'invitation_accepted', 'admin_change',
 ] as const
 
 /** `{before: "user", after: "admin"}` → "before: user · after: admin"; '' for none. */
