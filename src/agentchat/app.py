@@ -32,7 +32,9 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     settings = settings or get_settings()
     app = FastAPI(title="Agent Chat", version=__version__, lifespan=lifespan)
     app.state.settings = settings
-    app.state.db = database or Database(settings.resolved_database_url)
+    app.state.db = database or Database(
+        settings.resolved_database_url, lock_timeout_s=settings.db_lock_timeout_s
+    )
     app.state.bridge_status = BridgeStatus()  # written by the bridge watcher (lifecycle)
     install_api_error_handlers(app)
     install_security(app, settings)

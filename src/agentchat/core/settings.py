@@ -97,6 +97,12 @@ class Settings(BaseSettings):
         "`AGENTCHAT_MAX_ACTIVE_RUNS_PER_USER`); those beyond count as at work (each waiting "
         "run holds a thread of its bridge, which has 16)",
     )
+    db_lock_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="PostgreSQL and MariaDB: seconds a request waits for a lock another "
+        "client holds (a `LOCK TABLE` by hand); then 503 `database_busy`, to try again",
+    )
     header_timeout_s: float = Field(
         default=10.0,
         gt=0,

@@ -64,6 +64,12 @@ class DatabaseUnavailable(ServiceUnavailable):
     code = "database_unavailable"
 
 
+class DatabaseBusy(ServiceUnavailable):
+    """A lock the request needs stayed held (by another client) past the lock timeout."""
+
+    code = "database_busy"
+
+
 class PayloadTooLarge(AppError):
     """413: a body, a file or a person's stored files past a limit."""
 

@@ -9,6 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError, OperationalError
 
+from agentchat.core.database import is_lock_timeout
 from agentchat.events.redis_health import REDIS_DOWN
 from agentchat.protocol.error_responses import install_error_handlers, unexpected_error
 from agentchat.web.headers import with_security_headers
@@ -29,6 +30,11 @@ def install_api_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(OperationalError)
     async def _unavailable(_: Request, exc: OperationalError) -> JSONResponse:
+        if is_lock_timeout(exc):  # another client holds a lock past the lock timeout
+            log.warning("database lock wait timed out: %s", exc.orig)
+            message = "the database is busy (a lock held by another client); try again"
+            body = {"error": {"code": "database_busy", "message": message}}
+            return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
         # Disk full, read-only file, I/O error, server gone: the request was fine.
         log.error("database error: %s", exc.orig)
         message = f"the database cannot be used right now: {exc.orig}"

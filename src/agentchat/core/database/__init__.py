@@ -160,8 +160,44 @@ def sqlite_file(url: str) -> str | None:
     return path if path and path != ":memory:" and not path.startswith("file:") else None
 
 
-def make_engine(url: str, **kwargs: Any) -> Engine:
-    """An engine with the per-dialect settings the app relies on."""
+def _lock_timeout(dialect: str, seconds: float) -> Callable[[Any, Any], None]:
+    """A connect hook: wait at most `seconds` for a lock another client holds (PostgreSQL
+    waits for ever by default, MariaDB a day for a table lock), then fail with the error
+    `is_lock_timeout` knows."""
+    ms = max(1, round(seconds * 1000))
+    if dialect == "postgresql":
+        statements = [f"SET lock_timeout = {ms}"]
+    else:
+        whole = max(1, round(seconds))
+        statements = [
+            f"SET SESSION lock_wait_timeout = {whole}",
+            f"SET SESSION innodb_lock_wait_timeout = {whole}",
+        ]
+
+    def on_connect(dbapi_conn: Any, _record: Any) -> None:
+        cur = dbapi_conn.cursor()
+        for statement in statements:
+            cur.execute(statement)
+        cur.close()
+        dbapi_conn.commit()  # PostgreSQL: a SET in a transaction rolled back would not stay
+
+    return on_connect
+
+
+def is_lock_timeout(exc: BaseException) -> bool:
+    """Whether a driver error is a lock wait that ran out (PostgreSQL 55P03, MariaDB 1205,
+    SQLite's busy timeout)."""
+    orig = getattr(exc, "orig", exc)
+    if getattr(orig, "sqlstate", None) == "55P03":
+        return True
+    if type(orig).__module__.startswith("pymysql") and orig.args and orig.args[0] == 1205:
+        return True
+    return isinstance(orig, sqlite3.OperationalError) and "database is locked" in str(orig)
+
+
+def make_engine(url: str, lock_timeout_s: float | None = None, **kwargs: Any) -> Engine:
+    """An engine with the per-dialect settings the app relies on; `lock_timeout_s` bounds a
+    wait for another client's lock (PostgreSQL, MariaDB; SQLite has its busy timeout)."""
     if url.startswith("sqlite"):
         on_disk = sqlite_file(url)
         if on_disk:
@@ -182,20 +218,25 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         kwargs.setdefault("pool_pre_ping", True)
         engine = create_engine(url, pool_size=20, max_overflow=20, **kwargs)
         event.listen(engine, "connect", _mysql_recursion)
+        if lock_timeout_s is not None:
+            event.listen(engine, "connect", _lock_timeout("mysql", lock_timeout_s))
         return engine
     kwargs.setdefault("pool_pre_ping", True)
     kwargs.setdefault("pool_size", 20)
     kwargs.setdefault("max_overflow", 20)
-    return create_engine(url, **kwargs)
+    engine = create_engine(url, **kwargs)
+    if lock_timeout_s is not None and engine.dialect.name == "postgresql":
+        event.listen(engine, "connect", _lock_timeout("postgresql", lock_timeout_s))
+    return engine
 
 
 class Database:
     """Owns the engine and hands out short-lived sessions."""
 
-    def __init__(self, url: str, **engine_kwargs: Any) -> None:
+    def __init__(self, url: str, lock_timeout_s: float | None = None, **engine_kwargs: Any) -> None:
         self.url = url
         self.file = sqlite_file(url)
-        self.engine = make_engine(url, **engine_kwargs)
+        self.engine = make_engine(url, lock_timeout_s, **engine_kwargs)
         self.sessionmaker = sessionmaker(self.engine, expire_on_commit=False)
         self.scrubber = Scrubber(self.scrub) if self.file else None
         if self.scrubber is not None:
