@@ -18,7 +18,14 @@ from playwright.sync_api import Browser, Page, expect
 from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
-from tests.e2e.pages import last_assistant, open_chat, send, tid, wait_finished
+from tests.e2e.pages import (
+    current_session_id,
+    last_assistant,
+    open_chat,
+    send,
+    tid,
+    wait_finished,
+)
 from tests.e2e.stack import E2EStack
 from tests.e2e.ui_support import SIZES, PageFactory, page_factory, run_axe, sideways_overflow
 from tests.support.databases import fresh_database_url, worker_tag
@@ -190,3 +197,28 @@ def test_an_ask_server_waits_on_the_approval_panel(
     tid(panel, "clarify-choice").filter(has_text="Allow once").click()
     wait_finished(reply, "SUCCESS")
     expect(tid(reply, "answer")).to_contain_text("echo: hello")
+
+
+@pytest.mark.usefixtures("no_servers")
+def test_a_new_chat_turns_a_server_off_before_its_first_question(
+    make_page: PageFactory, tools_stack: E2EStack
+) -> None:
+    """The chat is not made yet: the popover's choice waits and is saved with it."""
+    add_server(tools_stack)
+    page = make_page(SIZES["desktop"], "light")
+    open_chat(page)
+    tid(page, "toolsets").click()
+    choice = tid(page, "mcp-choice").get_by_role("checkbox", name="tools")
+    expect(choice).to_be_checked()
+    choice.click()
+    expect(choice).not_to_be_checked()
+    page.keyboard.press("Escape")
+
+    send(page, "#echo-tools")
+    reply = last_assistant(page)
+    wait_finished(reply, "SUCCESS")
+    expect(tid(reply, "answer")).not_to_contain_text("mcp__tools__")
+    chat = current_session_id(page)
+    assert tools_stack.call("GET", f"/api/chat/sessions/{chat}")["session"]["mcpOff"] == ["tools"]
+    tid(page, "toolsets").click()
+    expect(tid(page, "mcp-choice").get_by_role("checkbox", name="tools")).not_to_be_checked()
