@@ -97,6 +97,12 @@ class Settings(BaseSettings):
         "`AGENTCHAT_MAX_ACTIVE_RUNS_PER_USER`); those beyond count as at work (each waiting "
         "run holds a thread of its bridge, which has 16)",
     )
+    log_max_mb: float = Field(
+        default=10.0,
+        gt=0,
+        description="the local bridge's log files (`DATA_DIR/logs/bridge.out`, "
+        "`HERMES_HOME/logs/bridge.log`) are copied aside past this size, 3 copies kept",
+    )
     db_lock_timeout_s: float = Field(
         default=10.0,
         gt=0,

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from agentchat.core.settings import Settings
 from agentchat.local_stack.bridge import LocalBridge
+from agentchat.local_stack.log_files import LogTrimmer
 from agentchat.local_stack.processes import free_port, wait_for_health
 from agentchat.local_stack.supervisor import (
     BridgeFollower,
@@ -63,6 +64,13 @@ class LocalStack:
         self._bridge = LocalBridge(self.settings)
         state = self._bridge.acquire()
         self.bridge_url, self.bridge_secret = state.url, state.secret
+        logs = [
+            self.settings.data_dir.resolve() / "logs" / "bridge.out",
+            self.settings.resolved_hermes_home / "logs" / "bridge.log",
+        ]
+        trimmer = LogTrimmer(logs, round(self.settings.log_max_mb * 1024 * 1024))
+        trimmer.start()
+        self._stops.append(trimmer.stop)
         supervisor = BridgeSupervisor(self._bridge, self.status)
         self.status.watch_frozen(supervisor.frozen)
         supervisor.moved.append(self._moved)
