@@ -32,7 +32,7 @@ export default {
     version: '第 {index} / {count} 版', you: '你', assistant: 'Agent', resetDivider: '会话已重置 —— Agent 从这里重新开始',
     summaryDivider: '更早的消息已压缩为摘要', compacted: '上下文已压缩',
     stopRequested: '正在停止…', model: '模型', skill: '技能', defaultModel: '默认模型', noSkill: '不使用技能',
-    placeholderShort: '输入问题…', jumpToLatest: '跳到最新', notFound: '该会话不存在', notFoundHint: '它可能已被删除。请在左侧选择其他会话，或新建会话。', startNew: '新建会话', demoModel: '当前会话使用离线演示模型：它只回放预设回复，并不是真正的大模型。', demoModelAction: '添加真实模型', defaultModelNamed: '默认：{name}', stopHint: '停止（Esc）', copyCode: '复制代码', blockedImage: '未加载外部网站的图片：{src}', demoTag: '演示', more: '更多'
+    placeholderShort: '输入问题…', jumpToLatest: '跳到最新', notFound: '该会话不存在', notFoundHint: '它可能已被删除。请在左侧选择其他会话，或新建会话。', startNew: '新建会话', demoModel: '当前会话使用离线演示模型：它只回放预设回复，并不是真正的大模型。', demoModelDismiss: '隐藏此提示', demoModelAction: '添加真实模型', defaultModelNamed: '默认：{name}', stopHint: '停止（Esc）', copyCode: '复制代码', blockedImage: '未加载外部网站的图片：{src}', demoTag: '演示', more: '更多'
   },
   thinking: {
     title: '思考过程', steered: '你的引导：{text}', running: '思考中…', thought: '思考了 {duration}', worked: '用时 {duration}', toolCount: '{n} 次工具调用', questionCount: '{n} 个问题', seconds: '{s} 秒', minutes: '{m} 分 {s} 秒', step: '第 {n} 步', duration: '{s} 秒',
