@@ -6,6 +6,9 @@ hermes writes an image or sound block of an MCP tool's result into its cache and
 (a path elsewhere, or a link out of them, is ignored: the result text is the server's), and
 sent with the tool result: in base64 up to `ITEM_MAX_BYTES` each and `RESULT_MAX_BYTES` in
 all, else named with their size only.
+
+The files are read back as soon as the tool returns; hermes' gateway prunes its caches every
+hour, but the bridge runs no gateway, so `MediaSweeper` does: files older than a day go.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import json
 import mimetypes
 import os
 import re
+import threading
+import time
 from pathlib import Path
 
 from agentchat.protocol.events import ToolMedia
@@ -23,6 +28,18 @@ ITEM_MAX_BYTES = 512 * 1024
 RESULT_MAX_BYTES = 1024 * 1024
 MAX_ITEMS = 8
 _CACHE_FOLDERS = ("cache", "image_cache", "audio_cache", "document_cache")
+# Where hermes caches what tools return (its current folders and those of older versions);
+# only these are swept, never the rest of its cache folder.
+_SWEPT_FOLDERS = (
+    "cache/images",
+    "cache/audio",
+    "cache/documents",
+    "image_cache",
+    "audio_cache",
+    "document_cache",
+)
+MEDIA_KEPT_S = 24 * 3600.0
+SWEEP_EVERY_S = 3600.0
 _MEDIA = re.compile(r"MEDIA:(\S+)")
 _SAVED = re.compile(r"\[MCP resource saved to (\S+) \(")
 
@@ -73,3 +90,45 @@ def _read(named: str, roots: list[Path], budget: int) -> ToolMedia | None:
     if size <= min(ITEM_MAX_BYTES, budget):
         data = base64.b64encode(real.read_bytes()).decode("ascii")
     return ToolMedia(kind=kind, name=real.name, mime=mime, size=size, data=data)
+
+
+def sweep(home: Path, older_than_s: float = MEDIA_KEPT_S, now: float | None = None) -> int:
+    """Remove the files of hermes' media caches under `home` last changed more than
+    `older_than_s` ago (a link is removed itself, never followed); how many went."""
+    cutoff = (time.time() if now is None else now) - older_than_s
+    removed = 0
+    for name in _SWEPT_FOLDERS:
+        try:
+            entries = list(os.scandir(home / name))
+        except OSError:  # not there (yet)
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    continue
+                if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                    os.unlink(entry.path)
+                    removed += 1
+            except OSError:
+                continue
+    return removed
+
+
+class MediaSweeper:
+    """`maybe()` sweeps hermes' media caches when the last sweep is `every_s` old (called at
+    start and after each turn, off the event loop)."""
+
+    def __init__(
+        self, home: Path, every_s: float = SWEEP_EVERY_S, kept_s: float = MEDIA_KEPT_S
+    ) -> None:
+        self.home, self.every_s, self.kept_s = home, every_s, kept_s
+        self._lock = threading.Lock()
+        self._last: float | None = None
+
+    def maybe(self) -> int:
+        with self._lock:
+            now = time.monotonic()
+            if self._last is not None and now - self._last < self.every_s:
+                return 0
+            self._last = now
+        return sweep(self.home, self.kept_s)

@@ -22,6 +22,7 @@ from agentchat.bridge.hermes.turn import TurnRunner
 from agentchat.bridge.live.buffer import RunBuffer, RunBuffers
 from agentchat.bridge.live.registry import RunHandle, RunRegistry
 from agentchat.bridge.mcp.connections import McpConnections
+from agentchat.bridge.mcp.media import MediaSweeper
 from agentchat.bridge.server import allocator
 from agentchat.bridge.settings import BridgeSettings
 from agentchat.protocol.bridge_api import (
@@ -56,6 +57,7 @@ class BridgeService:
         self._runner: TurnRunner | None = None
         self.heap = allocator.IdleTrim(busy=lambda: bool(self.runs.all()))
         self.mcp = McpConnections(settings.allowed_mcp_transports)
+        self.media = MediaSweeper(settings.home)
         self.forgets = PendingForgets(settings, busy=self._session_busy)
 
     @property
@@ -79,6 +81,7 @@ class BridgeService:
         except Exception:
             log.exception("warm-up agent failed (turns may start slower)")
         self._runner = runner
+        self.media.maybe()
 
     async def start(self, request: RunRequest) -> RunBuffer:
         runner = self._runner
@@ -110,7 +113,9 @@ class BridgeService:
         handle.end(end)
         self.runs.remove(handle.run_id)
         self.heap.turn_ended()
-        asyncio.get_running_loop().run_in_executor(None, self.forgets.settle, handle.session_id)
+        loop = asyncio.get_running_loop()
+        loop.run_in_executor(None, self.forgets.settle, handle.session_id)
+        loop.run_in_executor(None, self.media.maybe)
 
     def stream(self, buffer: RunBuffer, after: int = 0) -> AsyncIterator[bytes]:
         """SSE bytes after event `after` until run_end. A client that goes away does not stop
