@@ -224,7 +224,7 @@ def test_a_user_sees_no_admin_page_and_cannot_change_a_shared_model(
     expect(page.locator(".n-message--error-type")).to_have_count(0)
 
 
-@pytest.mark.parametrize(("locale", "size", "scheme"), VIEWS)
+@pytest.mark.parametrize(("locale", "size", "scheme"), [*VIEWS, ("en", "phone", "light")])
 def test_an_administrator_adds_a_person_who_then_signs_in(
     make_page: PageFactory,
     accounts_stack: E2EStack,
@@ -241,6 +241,11 @@ def test_an_administrator_adds_a_person_who_then_signs_in(
     else:
         tid(page, "nav-admin").click()
     expect(tid(page, "admin-people")).to_be_visible()
+    # the header holds the pages, the language, the theme and the user menu side by side
+    links = page.locator(".app-nav a:visible")
+    last = links.nth(links.count() - 1).bounding_box()
+    tools = page.locator(".app-tools").bounding_box()
+    assert last and tools and last["x"] + last["width"] <= tools["x"] + 1, (last, tools)
 
     tid(page, "person-add").click()
     tid(page, "person-username").fill(name)

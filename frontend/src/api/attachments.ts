@@ -2,6 +2,7 @@
 // sending, and their bytes for the page (fetched with the sign-in, shown through object URLs).
 import { authHeaders } from './auth'
 import { ApiError, authFetch, http, query } from './http'
+import { signInAgain } from '@/lib/accounts/session'
 import type { Attachment } from './schema'
 
 const base = (sessionId: number) => `/api/chat/sessions/${sessionId}/attachments`
@@ -30,6 +31,8 @@ export function uploadAttachment(sessionId: number, file: File, progress: (sent:
       } catch {
         /* not JSON */
       }
+      // with accounts a 401 goes to the sign-in page (the failure then stays quiet)
+      if (xhr.status === 401) void signInAgain()
       reject(new ApiError(message, xhr.status, code))
     }
     xhr.onerror = () => reject(new ApiError('network error', 0, 'network'))
