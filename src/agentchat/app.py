@@ -16,7 +16,7 @@ from agentchat.lifecycle import lifespan
 from agentchat.mcp_servers.router import router as mcp_router
 from agentchat.models.router import router as models_router
 from agentchat.runs.http.router import router as runs_router
-from agentchat.runtime import BridgeStatus
+from agentchat.runtime import Runtime
 from agentchat.skills.router import router as skills_router
 from agentchat.web.agent_refusal import refuse_agents
 from agentchat.web.error_handlers import install_api_error_handlers
@@ -35,7 +35,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app.state.db = database or Database(
         settings.resolved_database_url, lock_timeout_s=settings.db_lock_timeout_s
     )
-    app.state.bridge_status = BridgeStatus()  # written by the bridge watcher (lifecycle)
+    app.state.runtime = Runtime.of(settings)  # what start-up finds out (lifecycle)
     install_api_error_handlers(app)
     install_security(app, settings)
     app.include_router(health_router)

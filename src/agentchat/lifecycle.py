@@ -29,7 +29,7 @@ from agentchat.private_files import private_data_dir
 from agentchat.runs.cluster.kinds import make_cluster
 from agentchat.runs.drive.log_writer import LogWriter
 from agentchat.runs.service import RunService
-from agentchat.runtime import BridgeStatus
+from agentchat.runtime import Runtime
 from agentchat.shutdown_deadline import ShutdownDeadline
 from agentchat.skills.service import install_samples
 
@@ -68,12 +68,12 @@ def _follow_moves(stack: LocalStack, bridges: BridgeWorkers) -> None:
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings: Settings = app.state.settings
     database: Database = app.state.db
-    status: BridgeStatus = app.state.bridge_status
-    stack = LocalStack(settings, status)
+    runtime: Runtime = app.state.runtime
+    stack = LocalStack(settings, runtime.bridge_status)
     await anyio.to_thread.run_sync(stack.start)
-    settings.scripted_llm_url = stack.scripted_url  # runs resolve the demo model to it
-    if settings.bridge_survives_api is None and stack.bridge_url:
-        settings.bridge_survives_api = stack.bridge_survives_api  # runs detach at shutdown
+    # Runs resolve the demo model to this scripted model, and detach at shutdown from a bridge
+    # that outlives the API.
+    runtime.started(settings, stack.scripted_url, local_bridge=stack.bridge_url is not None)
     try:
         await anyio.to_thread.run_sync(prepare_data, settings, database, stack.scripted_url)
         bridges, cluster = _bridges(settings, stack), make_cluster(settings)
@@ -85,7 +85,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             LogWriter(database),
             settings,
             cluster.owners,
-            status,
+            runtime,
             cluster.remote,
         )
         loops = cluster.loops(runs)

@@ -1,11 +1,18 @@
-"""What the API knows of its bridges' health: written by the thread that watches them, read by
-`/api/health` (degraded, with the reason) and by run starts (refused while the local bridge is
-being restarted)."""
+"""What this API process finds out at start and while it runs, beside its settings (which
+nothing writes once they are read): `Runtime`. Its parts: the bridges' health (`BridgeStatus`,
+written by the thread that watches them, read by `/api/health` and by run starts), the scripted
+model this process uses, and whether its bridges outlive it."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from agentchat.core.settings import Settings
 
 Frozen = Callable[[], str | None]
 
@@ -55,3 +62,45 @@ class BridgeStatus:
         """The local bridge is being restarted (the turns of the old one are gone)."""
         with self._lock:
             return self._refuse_runs
+
+
+@dataclass
+class Runtime:
+    """One per API process (`app.state.runtime`), made with the app from its settings alone;
+    the lifespan adds what starting the local stack found (`started`)."""
+
+    bridge_status: BridgeStatus = field(default_factory=BridgeStatus)
+    # The scripted model's endpoint in this process (the built-in demo model's row holds the
+    # port of the process that started last): started here, or by `serve --workers`.
+    scripted_url: str | None = None
+    # A bridge keeps a run going after this process stops: runs still going at shutdown are
+    # left to it (detached) for the next API to re-attach.
+    bridges_outlive_api: bool = False
+
+    @classmethod
+    def of(cls, settings: Settings) -> Runtime:
+        """Before start-up: what the settings alone say (no local bridge yet)."""
+        return cls(
+            scripted_url=settings.scripted_llm_url,
+            bridges_outlive_api=_outlive(settings, local_bridge=False),
+        )
+
+    def started(self, settings: Settings, scripted_url: str | None, local_bridge: bool) -> None:
+        """What starting the local stack found: the scripted model's endpoint, and whether a
+        local bridge (which outlives the API unless told otherwise) was started."""
+        self.scripted_url = scripted_url
+        self.bridges_outlive_api = _outlive(settings, local_bridge)
+
+
+def _outlive(settings: Settings, local_bridge: bool) -> bool:
+    if settings.bridge_survives_api is not None:
+        return settings.bridge_survives_api
+    return bool(settings.bridge_urls) or local_bridge
+
+
+def get_runtime(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]

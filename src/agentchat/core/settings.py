@@ -339,13 +339,6 @@ class Settings(BaseSettings):
         return (self.hermes_home or self.data_dir / "hermes-home").resolve()
 
     @property
-    def bridges_outlive_api(self) -> bool:
-        """Whether a bridge keeps a run going after this API process stops."""
-        if self.bridge_survives_api is not None:
-            return self.bridge_survives_api
-        return bool(self.bridge_urls)
-
-    @property
     def bridge_urls(self) -> list[str]:
         return [u.strip().rstrip("/") for u in (self.bridge_url or "").split(",") if u.strip()]
 

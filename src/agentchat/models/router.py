@@ -15,6 +15,7 @@ from agentchat.models.probe import probe
 from agentchat.models.schemas import ModelCreate, ModelPublic, ModelTestResult, ModelUpdate
 from agentchat.principal import PrincipalDep
 from agentchat.protocol.camel import ERROR_RESPONSES
+from agentchat.runtime import RuntimeDep
 
 router = APIRouter(prefix="/api/models", tags=["models"], responses=ERROR_RESPONSES)
 
@@ -81,8 +82,13 @@ def delete_model(model_id: int, session: DbSession, who: PrincipalDep) -> Respon
 
 @router.post("/{model_id}/test", operation_id="testModel", response_model_exclude_none=True)
 async def test_model(
-    model_id: int, database: DatabaseDep, settings: SettingsDep, who: PrincipalDep
+    model_id: int,
+    database: DatabaseDep,
+    settings: SettingsDep,
+    who: PrincipalDep,
+    runtime: RuntimeDep,
 ) -> ModelTestResult:
     """Send one tiny request to the model: `ok` with the latency, or the provider's error."""
-    target = await run_in_threadpool(service.load_exact, database, model_id, settings, who)
+    live = runtime.scripted_url
+    target = await run_in_threadpool(service.load_exact, database, model_id, settings, who, live)
     return await probe(target, host_policy(settings))

@@ -184,10 +184,12 @@ def resolve_model(
     *,
     strict: bool = False,
     owner_id: int | None = None,
+    scripted_url: str | None = None,
 ) -> ResolvedModel:
     """The model a run uses: `model_id` when it exists and the chat's owner (`owner_id`) may
     use it (when `strict`, 422 when not), else the default. NotFound when none; 422 when the
-    operator's host lists refuse it."""
+    operator's host lists refuse it. `scripted_url`: this process's scripted model, which the
+    built-in demo model uses."""
     row = usable(session, model_id, owner_id) if model_id is not None else None
     if strict and row is None:
         raise Invalid(f"Model {model_id} does not exist.", code="unknown_model")
@@ -195,17 +197,22 @@ def resolve_model(
     if row is None:
         raise NotFound("No model is configured: add one in the model settings.", code="no_model")
     check_host(row.base_url, settings)
-    return _resolved(row, KeyCipher.for_settings(settings), session, settings)
+    return _resolved(row, KeyCipher.for_settings(settings), session, settings, scripted_url)
 
 
 def load_exact(
-    database: Database, model_id: int, settings: Settings, who: Principal = SINGLE
+    database: Database,
+    model_id: int,
+    settings: Settings,
+    who: Principal = SINGLE,
+    scripted_url: str | None = None,
 ) -> ResolvedModel:
     """The model `model_id` (no fallback) if `who` sees it, read in a short transaction."""
     with database.session() as session:
         row = get_visible(session, model_id, who)
         check_host(row.base_url, settings)
-        return _resolved(row, KeyCipher.for_settings(settings), settings=settings)
+        cipher = KeyCipher.for_settings(settings)
+        return _resolved(row, cipher, settings=settings, scripted_url=scripted_url)
 
 
 def ensure_default_model(
@@ -264,6 +271,7 @@ def _resolved(
     cipher: KeyCipher,
     session: Session | None = None,
     settings: Settings | None = None,
+    scripted_url: str | None = None,
 ) -> ResolvedModel:
     """The model with its key decrypted; with `session`, its fallback model (one level), left
     out when the operator's host lists refuse the fallback's host."""
@@ -272,11 +280,11 @@ def _resolved(
     if session is not None and settings is not None and row.fallback_model_id is not None:
         other = session.get(AiModelConfig, row.fallback_model_id)
         if other is not None and not host_problem(other.base_url, settings):
-            fallback = _resolved(other, cipher, settings=settings)
+            fallback = _resolved(other, cipher, settings=settings, scripted_url=scripted_url)
     return ResolvedModel(
         id=row.id,
         name=row.name,
-        base_url=_live_base_url(row, settings),
+        base_url=_live_base_url(row, scripted_url),
         api_key=api_key,
         model_name=row.model_name,
         provider=row.provider,
@@ -289,10 +297,9 @@ def _resolved(
     )
 
 
-def _live_base_url(row: AiModelConfig, settings: Settings | None) -> str:
+def _live_base_url(row: AiModelConfig, live: str | None) -> str:
     """The built-in demo model runs inside each API process: the row holds the port of the
-    process that started last, so a turn uses this process's own endpoint."""
-    live = settings.scripted_llm_url if settings is not None else None
+    process that started last, so a turn uses this process's own endpoint (`live`)."""
     if row.is_builtin and live:
         return ModelUpdate(base_url=live).base_url or row.base_url
     return row.base_url

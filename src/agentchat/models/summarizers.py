@@ -56,13 +56,14 @@ def summarizer_for(
     chat_model: ResolvedModel,
     owner_id: int | None,
     settings: Settings,
+    scripted_url: str | None = None,
 ) -> ResolvedModel | None:
     """The model a run's summaries go to; None: the chat's own."""
     if summarizer_id is None or summarizer_id == chat_model.id:
         return None
     if summarizer_problem(db, summarizer_id, chat_model.id, owner_id):
         return None
-    return resolve_model(db, summarizer_id, settings, owner_id=owner_id)
+    return resolve_model(db, summarizer_id, settings, owner_id=owner_id, scripted_url=scripted_url)
 
 
 def _chat_model(db: Session, model_id: int | None, owner_id: int | None) -> AiModelConfig | None:

@@ -25,7 +25,7 @@ from agentchat.runs.cluster.remote import Remote
 from agentchat.runs.drive.final_write import FinalWrites, Unsaved
 from agentchat.runs.drive.log_writer import LogWriter
 from agentchat.runs.ports import Bridge, Bridges
-from agentchat.runtime import BridgeStatus
+from agentchat.runtime import Runtime
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -77,7 +77,7 @@ class RunContext:
     log_writer: LogWriter
     settings: Settings
     owners: Owners | None = None
-    bridge_status: BridgeStatus = field(default_factory=BridgeStatus)
+    runtime: Runtime = field(default_factory=Runtime)  # what start-up found (`runtime.py`)
     remote: Remote | None = None  # steering runs that other API processes drive
     bus_watch: BusWatch = field(default_factory=lambda: BusWatch(_always))
     active: dict[str, ActiveRun] = field(default_factory=dict)

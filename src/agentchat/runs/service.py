@@ -54,7 +54,7 @@ from agentchat.runs.steer import steering
 from agentchat.runs.steer.agent_memory import AgentMemory
 from agentchat.runs.steer.control import RunControl
 from agentchat.runs.views.snapshots import snapshot
-from agentchat.runtime import BridgeStatus
+from agentchat.runtime import Runtime
 
 
 class RunService:
@@ -66,7 +66,7 @@ class RunService:
         log_writer: LogWriter,
         settings: Settings,
         owners: Owners | None = None,
-        bridge_status: BridgeStatus | None = None,
+        runtime: Runtime | None = None,
         remote: Remote | None = None,
     ) -> None:
         """`owners` and `remote` are the cluster's (`cluster/kinds.py`): who drives which run,
@@ -78,7 +78,7 @@ class RunService:
             log_writer,
             settings,
             owners,
-            bridge_status or BridgeStatus(),
+            runtime or Runtime.of(settings),
             remote,
             BusWatch(bus.ping),
         )

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from agentchat.core.deps import DatabaseDep
 from agentchat.events.redis_health import redis_problem
-from agentchat.runtime import BridgeStatus
+from agentchat.runtime import Runtime
 
 router = APIRouter(tags=["health"])
 
@@ -28,8 +28,8 @@ class Health(BaseModel):
 @router.get("/api/health", operation_id="health", response_model_exclude_none=True)
 def health(request: Request, database: DatabaseDep) -> Health:
     database.check()
-    status: BridgeStatus | None = getattr(request.app.state, "bridge_status", None)
-    if status is not None and (reason := status.reason) is not None:
+    runtime: Runtime | None = getattr(request.app.state, "runtime", None)
+    if runtime is not None and (reason := runtime.bridge_status.reason) is not None:
         return Health(status="degraded", database=database.dialect, reason=reason)
     redis_url = request.app.state.settings.redis_url
     if redis_url and (problem := redis_problem(redis_url)):

@@ -37,7 +37,7 @@ async def test_a_bus_error_while_attaching_a_run_again_is_tried_again(
     rooms: Rooms, settings: Settings
 ) -> None:
     survive = settings.model_copy(update={"bridge_survives_api": True})
-    rooms.service.ctx.settings = survive
+    rooms.service.ctx.runtime.bridges_outlive_api = True  # what start-up finds from `survive`
     rooms.bridge.script = [Emit("answer_delta", "kept"), WaitAbort()]
     started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
     async with asyncio.timeout(WAIT_S):

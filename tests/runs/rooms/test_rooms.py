@@ -323,8 +323,7 @@ async def test_a_failed_final_write_still_ends_the_stream_and_a_restart_settles_
 async def test_a_run_its_bridge_no_longer_holds_is_interrupted_at_start_up(
     rooms: Rooms, settings: Settings
 ) -> None:
-    survive = settings.model_copy(update={"bridge_survives_api": True})
-    rooms.service.ctx.settings = survive
+    rooms.service.ctx.runtime.bridges_outlive_api = True  # as start-up finds for a local bridge
     rooms.bridge.script = [Emit("answer_delta", "kept"), Hang()]
     started = await rooms.service.start(rooms.session_id, RunStart(message="hi"))
     await _until(lambda: _has_event(rooms, started.run_id, 1), "the first event")
@@ -400,7 +399,7 @@ async def test_shutdown_stores_a_running_answer_as_interrupted(rooms: Rooms) -> 
 async def test_shutdown_leaves_the_run_to_a_bridge_that_outlives_the_api(
     rooms: Rooms, settings: Settings
 ) -> None:
-    rooms.service.ctx.settings = settings.model_copy(update={"bridge_survives_api": True})
+    rooms.service.ctx.runtime.bridges_outlive_api = True  # as start-up finds for a local bridge
     rooms.bridge.script = [
         Emit("thinking", "t"),
         Emit("answer_delta", "kept"),

@@ -58,7 +58,7 @@ class RunDriver:
         except BridgeUnavailable as exc:
             # followed again, but its bridge no longer has it, or is being replaced (the local
             # bridge stopped answering): the turn is gone with the old process
-            if exc.code == "unknown_run" or self.ctx.bridge_status.restarting():
+            if exc.code == "unknown_run" or self.ctx.runtime.bridge_status.restarting():
                 outcome = outcomes.interrupted(run, store.BRIDGE_RESTARTED_ERROR)
             else:
                 outcome = outcomes.failure(run, f"The agent service is unavailable: {exc}")

@@ -154,7 +154,7 @@ class Recovery:
         if tasks and grace_s > 0:
             log.info("waiting up to %.0f s for %d runs to finish", grace_s, len(tasks))
             await asyncio.wait(tasks, timeout=grace_s)
-        detach = self.ctx.settings.bridges_outlive_api
+        detach = self.ctx.runtime.bridges_outlive_api
         for run in runs:
             run.detach = detach
         for task in [*tasks, *self.ctx.mending]:  # ends not yet on the bus: stored already

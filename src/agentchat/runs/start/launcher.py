@@ -27,7 +27,7 @@ Drive = Callable[[ActiveRun], Coroutine[Any, Any, None]]
 class Launcher:
     def __init__(self, ctx: RunContext, drive: Drive) -> None:
         self.ctx = ctx
-        self.planner = RunPlanner(ctx.settings)
+        self.planner = RunPlanner(ctx.settings, ctx.runtime)
         self._drive = drive
         self._start_lock = asyncio.Lock()
 
@@ -67,7 +67,7 @@ class Launcher:
     def _check_bridges(self) -> None:
         """While the local bridge is being restarted a run would only fail: refuse it at once,
         before any row is written."""
-        reason = self.ctx.bridge_status.run_refusal()
+        reason = self.ctx.runtime.bridge_status.run_refusal()
         if reason is not None:
             raise ServiceUnavailable(
                 f"The agent service is not available right now: {reason}. "

@@ -26,6 +26,7 @@ from agentchat.protocol.workspace_files import WorkspaceFile
 from agentchat.runs import store
 from agentchat.runs.context import ActiveRun, new_hermes_session
 from agentchat.runs.schemas import RunStart
+from agentchat.runtime import Runtime
 from agentchat.skills.service import registry_for
 
 DEFAULT_MAX_ITERATIONS = 50
@@ -33,8 +34,10 @@ FILE_TOOLS = "file"  # the hermes toolset whose tools read a workspace's files
 
 
 class RunPlanner:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, runtime: Runtime) -> None:
+        """`runtime`: its scripted model is the built-in demo model's endpoint here."""
         self.settings = settings
+        self.runtime = runtime
 
     def create(
         self,
@@ -55,7 +58,12 @@ class RunPlanner:
             store.ensure_owner_can_start(db, chat.owner_id, per_user, waiting)
         strict = body.model_id is not None and assistant_sibling_of is None  # a modelId sent
         model = resolve_model(
-            db, body.model_id or chat.model_id, self.settings, strict=strict, owner_id=chat.owner_id
+            db,
+            body.model_id or chat.model_id,
+            self.settings,
+            strict=strict,
+            owner_id=chat.owner_id,
+            scripted_url=self.runtime.scripted_url,
         )
         skill_folder = body.skill_folder if body.skill_folder is not None else chat.skill_folder
         fields = {"model_id": model.id, "skill_folder": skill_folder or None}
@@ -134,7 +142,14 @@ class RunPlanner:
         secrets they carry (with the model's keys) are scrubbed from what the run shows."""
         cipher = KeyCipher.for_settings(self.settings)
         request.mcp = mcp_service.run_setup(db, cipher, chat.mcp_off, mcp_servers)
-        writer = summarizer_for(db, chat.compression_model_id, model, chat.owner_id, self.settings)
+        writer = summarizer_for(
+            db,
+            chat.compression_model_id,
+            model,
+            chat.owner_id,
+            self.settings,
+            self.runtime.scripted_url,
+        )
         secrets = list(model_secrets(request.model))
         if writer is not None:
             request.compression_model = bridge_model(writer)
