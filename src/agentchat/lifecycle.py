@@ -95,6 +95,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         gate: AccountsGate = app.state.accounts
         await gate.listen(cluster.revocations)  # ended sessions are told to every API process
         app.state.runs = runs
+        runtime.bus_problem = cluster.problem  # /api/health: does the shared bus answer?
         app.state.bridges = bridges  # the Tools page asks them about MCP servers
         app.state.forget_agent = runs.forget_agent  # a deleted chat's agent (chat.agent_forget)
         app.state.forget_person = runs.forget_person  # a deleted person's agent memory

@@ -17,7 +17,7 @@ from agentchat.core.settings import Settings
 Frozen = Callable[[], str | None]
 
 
-def _never_frozen() -> str | None:
+def _no_reason() -> str | None:
     return None
 
 
@@ -28,7 +28,7 @@ class BridgeStatus:
         self._lock = threading.Lock()
         self._reason: str | None = None
         self._refuse_runs = False
-        self._frozen: Frozen = _never_frozen
+        self._frozen: Frozen = _no_reason
 
     def watch_frozen(self, frozen: Frozen) -> None:
         """`frozen()` says why the local bridge cannot take a turn at this very moment (its
@@ -76,6 +76,9 @@ class Runtime:
     # A bridge keeps a run going after this process stops: runs still going at shutdown are
     # left to it (detached) for the next API to re-attach.
     bridges_outlive_api: bool = False
+    # Why answers cannot stream now (the shared bus does not answer; blocks a moment): the
+    # cluster's, from start-up on.
+    bus_problem: Callable[[], str | None] = _no_reason
 
     @classmethod
     def of(cls, settings: Settings) -> Runtime:

@@ -42,6 +42,7 @@ async def test_without_redis_the_cluster_is_this_machine(tmp_path: Path) -> None
         assert isinstance(cluster.bus, InProcessEventBus)
         assert isinstance(cluster.owners, FileRunOwners)
         assert cluster.remote is None and isinstance(cluster.revocations, NoBroadcast)
+        assert cluster.problem() is None
         await cluster.revocations.publish({"user": 1})  # nobody to tell, and no error
     finally:
         await cluster.aclose()
@@ -51,7 +52,7 @@ async def test_with_redis_every_part_is_shared(clusters: list[Cluster]) -> None:
     for cluster in clusters:
         assert isinstance(cluster, RedisCluster)
         assert isinstance(cluster.bus, RedisEventBus) and isinstance(cluster.owners, RunOwners)
-        assert cluster.remote is not None
+        assert cluster.remote is not None and cluster.problem() is None
     await clusters[0].owners.claim("run-1")
     assert await clusters[1].owners.alive(["run-1"]) == {"run-1"}
 

@@ -13,7 +13,6 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
 from agentchat.core.deps import DatabaseDep
-from agentchat.events.redis_health import redis_problem
 from agentchat.runtime import Runtime
 
 router = APIRouter(tags=["health"])
@@ -31,8 +30,7 @@ def health(request: Request, database: DatabaseDep) -> Health:
     runtime: Runtime | None = getattr(request.app.state, "runtime", None)
     if runtime is not None and (reason := runtime.bridge_status.reason) is not None:
         return Health(status="degraded", database=database.dialect, reason=reason)
-    redis_url = request.app.state.settings.redis_url
-    if redis_url and (problem := redis_problem(redis_url)):
+    if runtime is not None and (problem := runtime.bus_problem()):
         reason = f"answers cannot stream now: {problem}"
         return Health(status="degraded", database=database.dialect, reason=reason)
     return Health(status="ok", database=database.dialect)

@@ -24,6 +24,7 @@ from agentchat.events.bus import EventBus
 from agentchat.events.control_bus import ControlBus
 from agentchat.events.in_process import InProcessEventBus
 from agentchat.events.redis_bus import RedisEventBus
+from agentchat.events.redis_health import redis_problem
 from agentchat.runs.cluster.bus_watch import PROBE_S
 from agentchat.runs.cluster.file_owners import FileRunOwners
 from agentchat.runs.cluster.owners import HEARTBEAT_S, Owners, RunOwners
@@ -54,6 +55,11 @@ class Cluster(Protocol):
         """Take this process's place beside the others, before the loops start."""
         ...
 
+    def problem(self) -> str | None:
+        """Why answers cannot stream now (the shared bus does not answer), for /api/health;
+        None when they can. Blocks for a moment: call it from a worker thread."""
+        ...
+
     async def aclose(self) -> None:
         """Close what the cluster opened (after the run service has shut down)."""
         ...
@@ -76,6 +82,9 @@ class LocalCluster:
         if failed:
             log.warning("stored %d answers no bridge holds any more as interrupted", len(failed))
 
+    def problem(self) -> str | None:
+        return None  # the bus is this process's own
+
     async def aclose(self) -> None:
         await self.owners.aclose()
         await self.bus.close()
@@ -83,6 +92,7 @@ class LocalCluster:
 
 class RedisCluster:
     def __init__(self, url: str, prefix: str) -> None:
+        self._url = url
         self.bus: EventBus = RedisEventBus.from_url(url, prefix=prefix)
         owners = RunOwners.from_url(url, prefix)
         self.owners: Owners = owners
@@ -103,6 +113,9 @@ class RedisCluster:
         """Take steering requests from the other processes (the sweeper, started at once,
         finds the runs of processes that stopped)."""
         await self._control.start(control_handler(runs.control))
+
+    def problem(self) -> str | None:
+        return redis_problem(self._url)
 
     async def aclose(self) -> None:
         await self._control.aclose()
