@@ -31,5 +31,8 @@ export default defineConfig({
     environment: 'jsdom',
     include: ['tests/**/*.test.ts'],
     restoreMocks: true,
+    // Vitest's default of 5 s per test failed tests that mount thousands of nodes in jsdom
+    // (hugeToolOutput.test.ts) on a busy 2-core machine; none of them is about speed.
+    testTimeout: 60_000,
   },
 })

@@ -112,7 +112,9 @@ def render(suites: list[Suite], phases: list[tuple[str, float, int]] | None = No
         "",
         "Written by `make test` (`scripts/durations.py`, from pytest's and Vitest's JUnit",
         "reports); commit it with the change so the cost of a new test shows in review.",
-        f"Last run: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} CPUs.",
+        f"Last run: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} CPUs, load average"
+        f" {os.getloadavg()[1]:.1f} over the last 5 minutes (other work on the machine slows"
+        " every figure).",
         "A test's time is its setup, call and teardown: a fixture shared by a module or a",
         "worker is paid by the first test that uses it.",
         "",

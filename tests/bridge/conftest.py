@@ -8,18 +8,16 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from agentchat.bridge_client.client import BridgeClient
-from agentchat.scripted_llm.server import serve_in_thread
 from tests.support.recording_model import RecordingModel, recording_model
-from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.servers import BridgeProcess
 
 START_TIMEOUT_S = 120.0  # cold import of hermes-agent without bytecode caches on a busy box
 
 
 @pytest.fixture(scope="module")
-def scripted_model() -> Iterator[str]:
-    url, stop = serve_in_thread()
-    yield url
-    stop()
+def scripted_model(worker_scripted_url: str) -> str:
+    """The worker's scripted model (tests/support/worker_stack.py)."""
+    return worker_scripted_url
 
 
 @pytest.fixture(scope="module")
@@ -30,11 +28,10 @@ def recorder() -> Iterator[RecordingModel]:
 
 
 @pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    """A bridge with the default settings (modules that need others define their own)."""
-    process = start_bridge(tmp_path_factory.mktemp("bridge"))
-    yield process
-    process.stop()
+def bridge(worker_bridge: BridgeProcess) -> BridgeProcess:
+    """The worker's bridge with the default settings (modules that need others define their
+    own)."""
+    return worker_bridge
 
 
 @pytest.fixture

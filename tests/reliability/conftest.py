@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from agentchat.core.database import Database
-from agentchat.scripted_llm.server import serve_in_thread
 from tests.runs.conftest import Stack, make_stack
 from tests.support.servers import BridgeProcess, start_bridge
 
@@ -24,10 +23,9 @@ FAST_FAIL_ENV = {
 
 
 @pytest.fixture(scope="package")
-def scripted_url() -> Iterator[str]:
-    url, stop = serve_in_thread()
-    yield url
-    stop()
+def scripted_url(worker_scripted_url: str) -> str:
+    """The worker's scripted model (tests/support/worker_stack.py)."""
+    return worker_scripted_url
 
 
 @pytest.fixture(scope="package")

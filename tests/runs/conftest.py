@@ -1,4 +1,5 @@
-"""The whole stack for run tests: scripted model (thread), bridge (subprocess), API (thread)."""
+"""The whole stack for run tests: scripted model (thread), bridge (subprocess), API (thread).
+The model and the bridge are the worker's (tests/support/worker_stack.py)."""
 
 from __future__ import annotations
 
@@ -13,23 +14,20 @@ import pytest
 from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
-from agentchat.scripted_llm.server import serve_in_thread
-from tests.support.servers import BridgeProcess, serve_app, start_bridge
+from tests.support.servers import BridgeProcess, serve_app
 from tests.support.sse import Sse, read_events, until_terminal
 
 
 @pytest.fixture(scope="module")
-def scripted_url() -> Iterator[str]:
-    url, stop = serve_in_thread()
-    yield url
-    stop()
+def scripted_url(worker_scripted_url: str) -> str:
+    """The worker's scripted model (tests/support/worker_stack.py)."""
+    return worker_scripted_url
 
 
 @pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    process = start_bridge(tmp_path_factory.mktemp("bridge"))
-    yield process
-    process.stop()
+def bridge(worker_bridge: BridgeProcess) -> BridgeProcess:
+    """The worker's default bridge; a module that needs other settings defines its own."""
+    return worker_bridge
 
 
 @dataclass
