@@ -57,7 +57,7 @@ def _pytest_file(case: ET.Element) -> str:
     """The test's file: the `file` attribute (junit_family=xunit1), else from the classname."""
     if case.get("file"):
         return case.get("file", "")
-    parts = case.get("classname", "").split(".")
+    parts = [p for p in case.get("classname", "").split(".") if p]
     for end in range(len(parts), 0, -1):
         candidate = Path(*parts[:end]).with_suffix(".py")
         if (ROOT / candidate).is_file():
