@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,6 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
-from agentchat.chat.tables import ChatSession
 from agentchat.core.database import Database
 from agentchat.migrations import upgrade
 from tests.reliability.helpers import answers, wait_for
@@ -63,9 +63,19 @@ def legacy_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 def _stored_session(url: str, title: str) -> None:
+    """Written as the older version wrote it: the columns of its schema only (today's model
+    has columns later revisions add)."""
     database = Database(url)
-    with database.session() as session:
-        session.add(ChatSession(session_uuid=str(uuid.uuid4()), title=title))
+    now = datetime.now(UTC).replace(tzinfo=None)
+    row = {"uuid": str(uuid.uuid4()), "title": title, "now": now}
+    with database.engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO chat_session (session_uuid, title, created_at, updated_at, "
+                "activity_at) VALUES (:uuid, :title, :now, :now, :now)"
+            ),
+            row,
+        )
     database.dispose()
 
 
