@@ -6,6 +6,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from agentchat.core.database import make_engine
+from agentchat.migrations import rerunnable  # noqa: F401  (MariaDB: steps that can run again)
 from agentchat.migrations.tables import Base
 
 config = context.config

@@ -116,10 +116,16 @@ def _upgrade(engine: Engine, url: str) -> None:
         upgrade(url)
     except DBAPIError as exc:
         where = _where(engine)
+        kept = (
+            "; MariaDB keeps what the migration did so far, and the next start carries on "
+            "from there"
+            if engine.dialect.name in ("mysql", "mariadb")
+            else ""
+        )
         raise SchemaProblem(
             f"could not migrate the database {where}: {_first_line(exc)} (the "
             "database user needs the right to create and alter tables there, or run "
-            "`agentchat migrate` once as a user who has it)"
+            f"`agentchat migrate` once as a user who has it{kept})"
         ) from exc
 
 
