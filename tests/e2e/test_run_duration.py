@@ -39,3 +39,24 @@ def test_a_runs_duration_is_the_same_live_and_after_a_reload(
     expect(tid(reply, "thinking-summary")).to_contain_text(expected)
     page.reload()
     expect(tid(last_assistant(page), "thinking-summary")).to_contain_text(expected)
+
+
+def test_a_runs_duration_is_the_same_live_and_after_a_reload_on_a_slow_network(
+    page: Page, e2e_stack: E2EStack
+) -> None:
+    """A phone on mobile data: a second before each answer to a request (the run's start came
+    back a second after the server began it, so the live count began late: "Thought for 6 s",
+    then "7 s" after a reload)."""
+    open_chat(page)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    slow = {"offline": False, "latency": 1000, "downloadThroughput": -1, "uploadThroughput": -1}
+    cdp.send("Network.emulateNetworkConditions", slow)
+    send(page, "question\n#think a short thought\n#delay 40\n#tokens 30")
+    reply = last_assistant(page)
+    wait_finished(reply, "SUCCESS")
+    seconds = stored_seconds(e2e_stack, current_session_id(page))
+    expected = f"Thought for {seconds} s"
+    expect(tid(reply, "thinking-summary")).to_contain_text(expected)
+    page.reload()
+    expect(tid(last_assistant(page), "thinking-summary")).to_contain_text(expected)

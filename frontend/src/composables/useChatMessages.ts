@@ -6,7 +6,7 @@ import { chatApi } from '@/api/chat'
 import { ApiError } from '@/api/http'
 import type { Message, Session } from '@/api/schema'
 import { notifyError } from '@/lib/browser/notify'
-import { buildReplayState } from '@/lib/run/replay'
+import { buildReplayState, parseTime } from '@/lib/run/replay'
 import { isTerminal, type RunState } from '@/lib/run/runState'
 import { prependOlder, runningMessage, sameBranchEnd, siblingAt } from '@/lib/chat/tree'
 import type { RunPool } from './useGlobalRuns'
@@ -171,6 +171,29 @@ export function useChatMessages(pool: RunPool) {
     }
     replays.value.set(m.id, state)
     messages.value = messages.value.map((x, i) => (i === at ? updated : x))
+    void takeServerTimes(m.sessionId, m.id)
+  }
+
+  /**
+   * The finished answer's times as the server stored them (what a reload shows): the live ones
+   * were this device's, from the run's start coming back to its end arriving, which a slow
+   * network shortened ("Thought for 6 s", then "7 s" after a reload; issue 33).
+   */
+  async function takeServerTimes(sessionId: number, messageId: number): Promise<void> {
+    let stored: Message | undefined
+    try {
+      stored = (await chatApi.branchEnd(sessionId, 2)).messages.find((x) => x.id === messageId)
+    } catch {
+      return // the device's times stay: a moment's difference at most
+    }
+    const startedAt = parseTime(stored?.createdAt)
+    const endedAt = parseTime(stored?.completedAt)
+    if (!stored || startedAt === null || endedAt === null) return
+    const state = replays.value.get(messageId)
+    if (state) replays.value.set(messageId, { ...state, startedAt, endedAt })
+    messages.value = messages.value.map((x) =>
+      x.id === messageId ? { ...x, createdAt: stored.createdAt, completedAt: stored.completedAt } : x,
+    )
   }
 
   /** The divider of a compaction, before the message whose run compacted. */
