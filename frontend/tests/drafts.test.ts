@@ -2,10 +2,19 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { defineComponent, h, nextTick, ref } from 'vue'
 import { mount } from '@vue/test-utils'
 import { useDraft, type Draft } from '@/composables/useDraft'
-import { dropDraft, loadDraft, moveDraft, saveDraft, type DraftKey } from '@/lib/chat/drafts'
+import { dropAllDrafts, dropDraft, loadDraft, moveDraft, saveDraft, type DraftKey } from '@/lib/chat/drafts'
+import { account } from '@/lib/accounts/account'
+import { navigation, signOut } from '@/lib/accounts/session'
 
 beforeEach(() => localStorage.clear())
-afterEach(() => vi.useRealTimers())
+afterEach(() => {
+  vi.useRealTimers()
+  vi.unstubAllGlobals()
+  account.user = null
+  account.leaving = false
+})
+
+const person = (id: number) => ({ id, username: `p${id}`, role: 'user' as const, mode: 'accounts' as const })
 
 describe('drafts', () => {
   it('keeps a draft per chat and drops an empty one', () => {
@@ -40,6 +49,32 @@ describe('drafts', () => {
     localStorage.setItem('agentchat.draft.4', '{"text": 5}')
     expect(loadDraft(3)).toBe('')
     expect(loadDraft(4)).toBe('')
+  })
+
+  it("is its writer's: another person signed in on the same browser does not see it", () => {
+    account.user = person(1) as typeof account.user
+    saveDraft(12, 'alice private thought')
+    expect(loadDraft(12)).toBe('alice private thought')
+    account.user = person(2) as typeof account.user
+    expect(loadDraft(12)).toBe('')
+    account.user = null
+    expect(loadDraft(12)).toBe('')
+  })
+
+  it('is dropped, every one, when the person signs out', async () => {
+    account.user = person(1) as typeof account.user
+    saveDraft(3, 'one')
+    saveDraft('new', 'two')
+    localStorage.setItem('theme', 'dark')
+    vi.stubGlobal('fetch', async () => new Response('{}', { status: 200 }))
+    const assign = vi.spyOn(navigation, 'assign').mockImplementation(() => undefined)
+    await signOut()
+    expect(assign).toHaveBeenCalledWith('/signin')
+    expect(localStorage.getItem('agentchat.draft.3')).toBeNull()
+    expect(localStorage.getItem('agentchat.draft.new')).toBeNull()
+    expect(localStorage.getItem('theme')).toBe('dark')
+    dropAllDrafts() // nothing left to drop
+    assign.mockRestore()
   })
 
   it('keeps the fifty most recent drafts', () => {

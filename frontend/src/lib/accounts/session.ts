@@ -1,6 +1,7 @@
 // Loading who is signed in, and the moves that change it: each ends in a whole new page load,
 // so nothing of one person's page (chats, drafts in memory, streams) stays for the next.
 import { authApi } from '@/api/accounts'
+import { dropAllDrafts } from '@/lib/chat/drafts'
 import { account, applyStatus, safeNext, signInPath } from './account'
 
 /** Where the page goes (a test replaces it: jsdom cannot navigate). */
@@ -43,12 +44,14 @@ export function enter(next: unknown): void {
 
 export async function signOut(): Promise<void> {
   await authApi.logout().catch(() => undefined)
+  dropAllDrafts()
   account.leaving = true
   navigation.assign('/signin')
 }
 
 export async function signOutEverywhere(): Promise<number> {
   const { ended } = await authApi.logoutEverywhere()
+  dropAllDrafts()
   account.leaving = true
   navigation.assign('/signin')
   return ended
