@@ -9,6 +9,7 @@ from agentchat import __version__
 from agentchat.accounts.admin_routes import router as admin_router
 from agentchat.accounts.oidc_routes import router as oidc_router
 from agentchat.accounts.routes import router as accounts_router
+from agentchat.attachments.store import configure_store
 from agentchat.chat.router import router as chat_router
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings, get_settings
@@ -35,6 +36,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app.state.db = database or Database(
         settings.resolved_database_url, lock_timeout_s=settings.db_lock_timeout_s
     )
+    configure_store(app.state.db, settings)  # where attachment bytes go (database or S3)
     app.state.runtime = Runtime.of(settings)  # what start-up finds out (lifecycle)
     install_api_error_handlers(app)
     install_security(app, settings)

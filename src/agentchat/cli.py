@@ -26,6 +26,8 @@ _UNSHOWN = {
     "auth_token",
     "secret_key",
     "oidc_client_secret",
+    "s3_secret_access_key",
+    "s3_endpoint_url",
 }
 
 

@@ -88,6 +88,35 @@ def test_a_bad_value_is_refused_in_one_line_before_anything_starts(
     assert not data_dir.exists()  # nothing was created, migrated or started
 
 
+S3 = {"AGENTCHAT_ATTACHMENT_STORE": "s3"}
+BAD_STORES = [
+    ({"AGENTCHAT_ATTACHMENT_STORE": "disk"}, "ATTACHMENT_STORE", "'database' or 's3'"),
+    (S3, "S3_BUCKET", "required with AGENTCHAT_ATTACHMENT_STORE=s3"),
+    (
+        {**S3, "AGENTCHAT_S3_BUCKET": "b", "AGENTCHAT_S3_ENDPOINT_URL": "minio:9000"},
+        "S3_ENDPOINT_URL",
+        "not an http(s) URL",
+    ),
+    (
+        {**S3, "AGENTCHAT_S3_BUCKET": "b", "AGENTCHAT_S3_ACCESS_KEY_ID": "key"},
+        "S3_SECRET_ACCESS_KEY",
+        "required with AGENTCHAT_S3_ACCESS_KEY_ID",
+    ),
+]
+
+
+@pytest.mark.parametrize(("env", "name", "says"), BAD_STORES, ids=[n for _, n, _ in BAD_STORES])
+def test_an_object_store_without_what_it_needs_is_refused_in_one_line(
+    tmp_path: Path, served: list[Served], env: dict[str, str], name: str, says: str
+) -> None:
+    data_dir = tmp_path / "data"
+    env = {**env, "AGENTCHAT_PORT": str(free_port()), "AGENTCHAT_START_BRIDGE": "true"}
+    served.append(spawn_serve(tmp_path, "--data-dir", str(data_dir), env=env))
+    line = _refused_in_one_line(served[0])
+    assert f"AGENTCHAT_{name}" in line and says in line, line
+    assert not data_dir.exists()
+
+
 def test_a_bad_flag_is_named_as_the_flag_and_its_password_is_not_shown(
     tmp_path: Path, served: list[Served]
 ) -> None:

@@ -20,7 +20,13 @@ from agentchat.attachments.prepare import Prepared, prepare
 from agentchat.attachments.schemas import AttachmentPublic
 from agentchat.attachments.sniff import sniff
 from agentchat.attachments.spool import spool, too_large
-from agentchat.attachments.store import BlobStore, get_or_write_blob, held, store_for
+from agentchat.attachments.store import (
+    BlobStore,
+    forget_after_commit,
+    get_or_write_blob,
+    held,
+    store_for,
+)
 from agentchat.attachments.tables import (
     AttachmentBlob,
     AttachmentChunk,
@@ -218,7 +224,7 @@ def drop_stale_unsent(db: Session, session_id: int, before: datetime) -> int:
 
 
 def drop_unused_blobs(db: Session, blob_ids: list[int]) -> list[int]:
-    gone = []
+    gone, refs = [], []
     for blob_id in blob_ids:
         used = exists().where(
             (ChatAttachment.blob_id == blob_id) | (ChatAttachment.text_blob_id == blob_id)
@@ -226,9 +232,11 @@ def drop_unused_blobs(db: Session, blob_ids: list[int]) -> list[int]:
         if not db.scalar(select(used)):
             blob = db.get(AttachmentBlob, blob_id)
             if blob is not None:
+                refs.append((blob.session_id, blob.digest))
                 db.delete(blob)
                 gone.append(blob_id)
     db.flush()
+    forget_after_commit(db, refs)
     return gone
 
 
@@ -237,9 +245,14 @@ def delete_chat_files(db: Session, session_id: int) -> list[int]:
     own deletion does); the ids of the blobs that went, for the store to forget."""
     files = select(ChatAttachment.id).where(ChatAttachment.session_id == session_id)
     blobs = select(AttachmentBlob.id).where(AttachmentBlob.session_id == session_id)
-    blob_ids = list(db.scalars(blobs))
+    digests = select(AttachmentBlob.id, AttachmentBlob.digest).where(
+        AttachmentBlob.session_id == session_id
+    )
+    rows = list(db.execute(digests).all())
+    blob_ids = [blob_id for blob_id, _ in rows]
     db.execute(delete(MessageAttachment).where(MessageAttachment.attachment_id.in_(files)))
     db.execute(delete(ChatAttachment).where(ChatAttachment.session_id == session_id))
     db.execute(delete(AttachmentChunk).where(AttachmentChunk.blob_id.in_(blobs)))
     db.execute(delete(AttachmentBlob).where(AttachmentBlob.session_id == session_id))
+    forget_after_commit(db, [(session_id, digest) for _, digest in rows])
     return blob_ids

@@ -2,22 +2,28 @@
 database; the bytes are the store's. `DatabaseBlobStore` (the default) keeps them in
 `attachment_chunk` rows of CHUNK_BYTES, so every API process reads them with no shared disk,
 and they go with their chat's rows (and, on SQLite, out of the file: secure_delete and the
-scrub after a deletion). An object store implements the same three calls."""
+scrub after a deletion). `object_store.S3BlobStore` implements the same calls on an
+S3-compatible object store."""
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
+import weakref
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
 import anyio
-from sqlalchemy import func, insert, select
+from sqlalchemy import Engine, event, func, insert, select
 from sqlalchemy.orm import Session
 
 from agentchat.attachments.tables import CHUNK_BYTES, AttachmentBlob, AttachmentChunk
 from agentchat.core.database import Database
+from agentchat.core.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 class BlobStore(Protocol):
@@ -35,7 +41,9 @@ class BlobStore(Protocol):
         SQLite a second transaction of the same thread would wait for the first)."""
         ...
 
-    def forget(self, blob_ids: list[int]) -> None: ...
+    def forget(self, blobs: list[tuple[int, str]]) -> None:
+        """The (chat, digest) of blob rows whose deletion has committed."""
+        ...
 
 
 # What is read from a file or written to a chunk at a time: a quarter of a chunk, so that
@@ -96,7 +104,7 @@ class DatabaseBlobStore:
         with self.database.session() as db:
             return _read_chunk(db, blob_id, seq)
 
-    def forget(self, blob_ids: list[int]) -> None:
+    def forget(self, blobs: list[tuple[int, str]]) -> None:
         return None
 
 
@@ -110,9 +118,42 @@ def _read_chunk(db: Session, blob_id: int, seq: int) -> bytes:
     return bytes(data)
 
 
+# The store each database's attachments are in, where it is not the database itself (set
+# when the app is made, `configure_store`); keyed by engine, which a transaction also knows.
+_STORES: weakref.WeakKeyDictionary[Engine, BlobStore] = weakref.WeakKeyDictionary()
+
+
+def configure_store(database: Database, settings: Settings) -> BlobStore:
+    """The store the operator configured (`AGENTCHAT_ATTACHMENT_STORE`), for this database."""
+    if settings.attachment_store == "s3":
+        from agentchat.attachments.object_store import S3BlobStore  # boto3: only when used
+
+        _STORES[database.engine] = S3BlobStore.of(database, settings)
+    else:
+        _STORES.pop(database.engine, None)
+    return store_for(database)
+
+
 def store_for(database: Database) -> BlobStore:
-    """The store the operator configured: the database (the only one this version has)."""
-    return DatabaseBlobStore(database)
+    """The store the operator configured: the database unless `configure_store` said else."""
+    return _STORES.get(database.engine) or DatabaseBlobStore(database)
+
+
+def forget_after_commit(db: Session, blobs: list[tuple[int, str]]) -> None:
+    """Once `db`'s transaction commits, the store deletes the bytes of these (chat, digest)
+    blobs, whose rows it deleted (nothing, for the database store: they went with the rows)."""
+    bind = db.get_bind()
+    store = _STORES.get(bind) if isinstance(bind, Engine) else None
+    if store is None or not blobs:
+        return
+
+    def committed(_: Session) -> None:
+        try:
+            store.forget(blobs)
+        except Exception:  # an orphan object, never a failed deletion of the chat
+            log.exception("attachment store: forgetting %d blobs failed", len(blobs))
+
+    event.listen(db, "after_commit", committed, once=True)
 
 
 def chunk_count(size: int, chunk_bytes: int = CHUNK_BYTES) -> int:

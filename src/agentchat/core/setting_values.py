@@ -97,3 +97,13 @@ def host_list(value: str) -> str:
     if bad := unparsable_entries(value):
         raise ValueError(f"not a host, .suffix, address or network: {', '.join(bad)}")
     return value
+
+
+def http_url(value: str) -> str:
+    """An object store's URL: http(s), a host, no credentials (they have settings of their own)."""
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("not an http(s) URL (write e.g. https://minio.example:9000)")
+    if parts.username or parts.password:
+        raise ValueError("credentials go in AGENTCHAT_S3_ACCESS_KEY_ID and _SECRET_ACCESS_KEY")
+    return value.strip().rstrip("/")

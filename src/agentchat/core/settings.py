@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agentchat.core import setting_values
@@ -239,6 +239,40 @@ class Settings(BaseSettings):
         description="attachment bytes one person may store across their chats (the one "
         "person's, without accounts); 413 beyond, `0` = no limit",
     )
+    attachment_store: Literal["database", "s3"] = Field(
+        default="database",
+        description="where attachment bytes are kept: `database` (chunks in the database), or "
+        "`s3`, an S3-compatible object store (the `AGENTCHAT_S3_*` settings), one object per "
+        "chat and SHA-256, deleted with the chat",
+    )
+    s3_endpoint_url: str | None = Field(
+        default=None,
+        description="the object store's URL (`https://minio.example:9000`); unset: AWS S3 of "
+        "`AGENTCHAT_S3_REGION`",
+        json_schema_extra=shown("unset (AWS)"),
+    )
+    s3_bucket: str | None = Field(
+        default=None,
+        validate_default=True,
+        description="the bucket attachments go in (it must exist); required with "
+        "`AGENTCHAT_ATTACHMENT_STORE=s3`",
+    )
+    s3_region: str = Field(default="us-east-1", min_length=1, description="the bucket's region")
+    s3_access_key_id: str | None = Field(
+        default=None,
+        description="the object store's access key; unset: boto3's own (environment, "
+        "instance role)",
+    )
+    s3_secret_access_key: SecretStr | None = Field(
+        default=None,
+        validate_default=True,
+        description="its secret; required with `AGENTCHAT_S3_ACCESS_KEY_ID`",
+    )
+    s3_key_prefix: str = Field(
+        default="attachments/",
+        max_length=200,
+        description="what every object's key starts with (then `CHAT/SHA256`)",
+    )
     run_rate_per_minute: int = Field(
         default=30,
         ge=0,
@@ -313,6 +347,25 @@ class Settings(BaseSettings):
     @classmethod
     def _bridge_url(cls, value: str | None) -> str | None:
         return setting_values.bridge_urls(value) if value else None
+
+    @field_validator("s3_endpoint_url")
+    @classmethod
+    def _s3_endpoint(cls, value: str | None) -> str | None:
+        return setting_values.http_url(value) if value else None
+
+    @field_validator("s3_bucket")
+    @classmethod
+    def _s3_bucket(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if info.data.get("attachment_store") == "s3" and not value:
+            raise ValueError("required with AGENTCHAT_ATTACHMENT_STORE=s3")
+        return value or None
+
+    @field_validator("s3_secret_access_key")
+    @classmethod
+    def _s3_secret(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        if info.data.get("s3_access_key_id") and not (value and value.get_secret_value()):
+            raise ValueError("required with AGENTCHAT_S3_ACCESS_KEY_ID")
+        return value
 
     @field_validator("agent_toolsets")
     @classmethod
