@@ -78,8 +78,11 @@ api-types-check: $(STAMP) $(FRONT_STAMP)
 	{ diff -q "$$tmp/openapi.d.ts" $(API_TYPES) >/dev/null || \
 	  { echo "$(API_TYPES) is stale: run 'make api-types'" >&2; exit 1; }; }
 
-typecheck: $(STAMP)
-	$(BIN)/mypy src
+# mypy on src/ and vue-tsc on the page, side by side (one core each).
+typecheck: $(STAMP) $(FRONT_STAMP)
+	@(cd frontend && npx vue-tsc --noEmit) & page=$$!; \
+	$(BIN)/mypy src; api=$$?; wait $$page; page=$$?; \
+	test $$api -eq 0 -a $$page -eq 0
 
 # JUnit reports of the last run (ignored by git); scripts/durations.py turns them into
 # tests/durations.md, which is committed.
