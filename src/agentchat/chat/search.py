@@ -42,10 +42,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from agentchat.chat.cjk_text import UNSPACED
 from agentchat.chat.folding import fold
 from agentchat.chat.snippets import snippet_around
 from agentchat.chat.tables import ChatMessage, ChatSession
-from agentchat.chat.unspaced import UNSPACED
 
 MIN_WORD = 3
 MAX_WORDS = 8

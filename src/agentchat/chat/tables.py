@@ -24,9 +24,9 @@ from sqlalchemy.dialects import mysql
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, Mapper, mapped_column, validates
 
+from agentchat.chat.cjk_text import has_unspaced_script
 from agentchat.chat.enums import PauseStatus, SessionStatus
 from agentchat.chat.folding import fold
-from agentchat.chat.unspaced import has_unspaced_script
 from agentchat.core.clock import utcnow
 from agentchat.core.database import NEVER_REUSED, Base, BigId, Timestamp
 from agentchat.core.database.packed_text import PackedText
