@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import math
 import secrets
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from agentchat.core.settings import Settings
+from agentchat.events.redis_expiring_keys import RedisExpiringKeys
 
 _MAX_KEYS = 10_000
 
@@ -63,28 +63,19 @@ class MemorySessions:
 
 class RedisSessions:
     def __init__(self, url: str, prefix: str, ttl_s: float, token: str = "") -> None:
-        from redis.asyncio import Redis
-
-        self.redis = Redis.from_url(url)
-        self.prefix = f"{prefix}auth-session:"
-        self.ttl_s = max(1, math.ceil(ttl_s))
+        self.keys = RedisExpiringKeys(url, f"{prefix}auth-session:", ttl_s)
         self.token = token
-
-    def _key(self, session_id: str) -> str:
-        return self.prefix + _digest(session_id, self.token)
 
     async def create(self) -> str:
         session_id = secrets.token_urlsafe(32)
-        await self.redis.set(self._key(session_id), b"1", ex=self.ttl_s)
+        await self.keys.add(_digest(session_id, self.token))
         return session_id
 
     async def valid(self, session_id: str) -> bool:
-        if not session_id:
-            return False
-        return bool(await self.redis.exists(self._key(session_id)))
+        return bool(session_id) and await self.keys.has(_digest(session_id, self.token))
 
     async def revoke(self, session_id: str) -> None:
-        await self.redis.delete(self._key(session_id))
+        await self.keys.remove(_digest(session_id, self.token))
 
 
 class FailureThrottle:
