@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -143,6 +144,19 @@ def migrate(
 
 
 # Flags default to None: an unset flag leaves the AGENTCHAT_* variable (or the default) in force.
+def _report_fatal_signals(faulthandler: Any) -> None:
+    """A fatal signal (SIGBUS, SIGSEGV) leaves its name and stacks in the log. Where stderr is
+    no file (serve called in-process, as the tests' CLI runner does) the process's own is used."""
+    import io
+
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            faulthandler.enable(file=stream)
+            return
+        except (AttributeError, ValueError, io.UnsupportedOperation):
+            continue
+
+
 @app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="Interface to bind (default 127.0.0.1)")] = None,
@@ -193,7 +207,7 @@ def serve(
         "migrate": migrate,
     }
     settings = _settings("serve", **overrides)
-    faulthandler.enable()  # a fatal signal (SIGBUS, SIGSEGV) leaves its name and stacks in the log
+    _report_fatal_signals(faulthandler)
     # With accounts every request signs in as a person (looked at without creating anything).
     accounts = not is_loopback(settings.host) and accounts_in(settings.resolved_database_url)
     try:
