@@ -15,8 +15,9 @@ from agentchat.core.settings import Settings
 from tests.support.databases import DIALECTS, clear_tables, fresh_database_url
 from tests.support.kinds import is_server_test
 
-# worker_bridge, worker_scripted_url: one default bridge and scripted model per worker.
-pytest_plugins = ["tests.support.worker_stack"]
+# worker_bridge, worker_scripted_url: one default bridge and scripted model per worker;
+# served: the `serve` processes a test starts, ended after it.
+pytest_plugins = ["tests.support.worker_stack", "tests.support.serve_fixtures"]
 
 
 @pytest.fixture(scope="session")

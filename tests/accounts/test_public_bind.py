@@ -8,7 +8,6 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -18,7 +17,7 @@ from agentchat.accounts import users
 from agentchat.accounts.users import accounts_in
 from agentchat.core.database import Database
 from tests.support.databases import DIALECTS, fresh_database_url, worker_tag
-from tests.support.serve_process import Served, spawn_serve
+from tests.support.serve_starter import ServeStarter
 
 PASSWORD = "correct horse battery"
 
@@ -32,14 +31,6 @@ def _outward_address() -> str | None:
             return None
         address: str = probe.getsockname()[0]
     return None if address.startswith("127.") else address
-
-
-@pytest.fixture
-def served() -> Iterator[list[Served]]:
-    started: list[Served] = []
-    yield started
-    for process in started:
-        process.stop()
 
 
 def _add_admin(data_dir: Path) -> None:
@@ -58,15 +49,14 @@ def _add_admin(data_dir: Path) -> None:
 
 
 def test_serve_with_accounts_binds_all_interfaces_without_a_token(
-    tmp_path: Path, served: list[Served]
+    tmp_path: Path, served: ServeStarter
 ) -> None:
     data_dir = tmp_path / "data"
     _add_admin(data_dir)
     outward = _outward_address()
     hosts = "127.0.0.1,localhost" + (f",{outward}" if outward else "")
     env = {"AGENTCHAT_ALLOWED_HOSTS": hosts}
-    serve = spawn_serve(tmp_path, "--host", "0.0.0.0", "--data-dir", str(data_dir), env=env)
-    served.append(serve)
+    serve = served.spawn(tmp_path, "--host", "0.0.0.0", "--data-dir", str(data_dir), env=env)
     serve.wait_healthy()
     assert "Refusing" not in serve.log()
     assert "serve it over HTTPS" in serve.log()  # passwords cross the network: the note says so
@@ -87,13 +77,12 @@ def test_serve_with_accounts_binds_all_interfaces_without_a_token(
 
 
 def test_serve_without_accounts_still_refuses_all_interfaces(
-    tmp_path: Path, served: list[Served]
+    tmp_path: Path, served: ServeStarter
 ) -> None:
     data_dir = tmp_path / "data"
     data_dir.mkdir(mode=0o700)
     (data_dir / "agentchat.db").write_bytes(b"")  # a database file without the accounts table
-    serve = spawn_serve(tmp_path, "--host", "0.0.0.0", "--data-dir", str(data_dir))
-    served.append(serve)
+    serve = served.spawn(tmp_path, "--host", "0.0.0.0", "--data-dir", str(data_dir))
     assert serve.wait_exit() == 2, serve.log()
     assert "Refusing to serve on '0.0.0.0'" in serve.log()
     assert "agentchat users add" in serve.log()

@@ -19,8 +19,9 @@ from playwright.sync_api import Browser, BrowserContext, expect
 from agentchat.bridge.server.home_lock import LOCK_NAME
 from tests.e2e.build import ensure_page_built
 from tests.e2e.conftest import EXPECT_TIMEOUT_MS
-from tests.support.local_bridge import bridges_on, kill, stop_local_bridges
-from tests.support.serve_process import Served, spawn_serve
+from tests.support.local_bridge import bridges_on, kill
+from tests.support.serve_process import Served
+from tests.support.serve_starter import ServeStarter
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 START_TIMEOUT_S = 180.0
@@ -31,20 +32,12 @@ SIZES: list[tuple[int, int, Scheme]] = [(1280, 800, "light"), (390, 844, "dark")
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
+def server(served: ServeStarter, tmp_path: Path) -> Served:
+    """`serve` with its local bridge (ended with it: tests/support/serve_process.py)."""
     ensure_page_built()
-    data_dir = tmp_path / "data"
-    value = spawn_serve(
-        tmp_path / "logs",
-        *("--data-dir", str(data_dir)),
-        env={"AGENTCHAT_START_BRIDGE": "true"},
-    )
-    try:
-        value.wait_healthy(START_TIMEOUT_S)
-        yield value
-    finally:
-        value.stop()
-        stop_local_bridges(data_dir)
+    args = ("--data-dir", str(tmp_path / "data"))
+    env = {"AGENTCHAT_START_BRIDGE": "true"}
+    return served.start(tmp_path / "logs", *args, env=env, timeout=START_TIMEOUT_S)
 
 
 @contextlib.contextmanager
@@ -79,9 +72,9 @@ def _contexts(browser: Browser, url: str) -> Iterator[BrowserContext]:
 
 
 def test_a_banner_shows_while_the_agent_service_is_down(
-    browser: Browser, served: Served, tmp_path: Path, screenshots: Path
+    browser: Browser, server: Served, tmp_path: Path, screenshots: Path
 ) -> None:
-    contexts = list(_contexts(browser, served.url))
+    contexts = list(_contexts(browser, server.url))
     try:
         pages = [ctx.new_page() for ctx in contexts]
         for page in pages:

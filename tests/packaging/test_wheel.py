@@ -20,7 +20,8 @@ import httpx
 import pytest
 
 import agentchat
-from tests.support.serve_process import Served, spawn_serve
+from tests.support.serve_process import Served
+from tests.support.serve_starter import ServeStarter
 from tests.support.sse import read_events, until_terminal
 
 pytestmark = [pytest.mark.packaging, pytest.mark.timeout(420)]
@@ -85,21 +86,18 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
 
 
 @pytest.fixture(scope="module")
-def served(installed: Installed) -> Iterator[Served]:
+def server(installed: Installed) -> Iterator[Served]:
     data_dir = installed.venv.parent / "empty-data"
     data_dir.mkdir()
-    process = spawn_serve(
-        installed.venv.parent / "logs",
-        *("--data-dir", str(data_dir)),
-        command=[str(installed.venv / "bin" / "agentchat")],
-        env={"PATH": installed.path, "AGENTCHAT_START_BRIDGE": "true"},
-        inherit=False,
-    )
-    try:
-        process.wait_healthy(START_TIMEOUT_S)
-        yield process
-    finally:
-        process.stop()
+    with ServeStarter() as started:
+        yield started.start(
+            installed.venv.parent / "logs",
+            *("--data-dir", str(data_dir)),
+            command=[str(installed.venv / "bin" / "agentchat")],
+            env={"PATH": installed.path, "AGENTCHAT_START_BRIDGE": "true"},
+            inherit=False,
+            timeout=START_TIMEOUT_S,
+        )
 
 
 def test_the_wheel_carries_the_built_page(installed: Installed) -> None:
@@ -120,8 +118,8 @@ def test_the_installed_command_reports_the_one_version(installed: Installed) -> 
     assert where.startswith(str(installed.venv)), where  # the installed copy, not this checkout
 
 
-def test_serve_on_an_empty_folder_gives_the_page_and_the_api(served: Served) -> None:
-    with httpx.Client(base_url=served.url, timeout=30) as http:
+def test_serve_on_an_empty_folder_gives_the_page_and_the_api(server: Served) -> None:
+    with httpx.Client(base_url=server.url, timeout=30) as http:
         health = http.get("/api/health")
         assert health.status_code == 200 and health.json()["status"] == "ok"
         page = http.get("/")
@@ -133,15 +131,15 @@ def test_serve_on_an_empty_folder_gives_the_page_and_the_api(served: Served) -> 
         assert http.get("/api/info").json()["version"] == agentchat.__version__
 
 
-def test_a_run_answers_through_the_installed_bridge(served: Served) -> None:
-    with httpx.Client(base_url=served.url, timeout=30) as http:
+def test_a_run_answers_through_the_installed_bridge(server: Served) -> None:
+    with httpx.Client(base_url=server.url, timeout=30) as http:
         session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
         started = http.post(
             f"/api/chat/sessions/{session_id}/runs", json={"message": "#say hello from a wheel"}
         )
         assert started.status_code == 201, started.text
         run_id = started.json()["runId"]
-    events = read_events(f"{served.url}/api/chat/runs/{run_id}/stream", stop=until_terminal)
+    events = read_events(f"{server.url}/api/chat/runs/{run_id}/stream", stop=until_terminal)
     assert events[-1].event == "workflow_complete", [e.event for e in events]
     assert events[-1].data["finalText"] == "hello from a wheel"
 

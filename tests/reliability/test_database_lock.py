@@ -7,16 +7,14 @@ the server answers again as soon as the lock is gone."""
 from __future__ import annotations
 
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
-from tests.support.databases import drop_database, fresh_database_url, worker_tag
-from tests.support.serve_process import Served, spawn_serve
+from tests.support.serve_process import Served
+from tests.support.serve_starter import ServeStarter
 
 LOCK_S = 2
 LOCKS = {
@@ -26,24 +24,19 @@ LOCKS = {
 
 
 @pytest.fixture(params=sorted(LOCKS))
-def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str, Served]]:
-    tag = f"lock_{worker_tag()}_{uuid.uuid4().hex[:6]}"
-    url = fresh_database_url(request.param, tmp_path, tag=tag, migrate=False)
+def server(
+    request: pytest.FixtureRequest, served: ServeStarter, tmp_path: Path
+) -> tuple[str, str, Served]:
+    url = served.fresh_database(request.param, tmp_path, "lock")
     env = {"AGENTCHAT_DB_LOCK_TIMEOUT_S": str(LOCK_S)}
     args = ("--data-dir", str(tmp_path / "data"), "--database-url", url)
-    process = spawn_serve(tmp_path, *args, env=env)
-    try:
-        process.wait_healthy()
-        yield request.param, url, process
-    finally:
-        process.stop()
-        drop_database(request.param, tag)
+    return request.param, url, served.start(tmp_path, *args, env=env)
 
 
 def test_a_table_lock_held_elsewhere_is_a_503_after_the_lock_timeout(
-    served: tuple[str, str, Served],
+    server: tuple[str, str, Served],
 ) -> None:
-    dialect, url, process = served
+    dialect, url, process = server
     with httpx.Client(base_url=process.url, timeout=30) as http:
         assert http.post("/api/chat/sessions", json={}).status_code == 201
         engine = create_engine(url, isolation_level="AUTOCOMMIT")

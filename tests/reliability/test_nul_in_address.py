@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import http.client
 import json
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from tests.support.databases import DIALECTS, drop_database, fresh_database_url, worker_tag
-from tests.support.serve_process import Served, spawn_serve
+from tests.support.databases import DIALECTS
+from tests.support.serve_process import Served
+from tests.support.serve_starter import ServeStarter
 
 ADDRESSES = [
     "/%00",
@@ -31,16 +30,9 @@ ADDRESSES = [
 
 
 @pytest.fixture(params=DIALECTS)
-def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
-    tag = f"nul_{worker_tag()}_{uuid.uuid4().hex[:6]}"
-    url = fresh_database_url(request.param, tmp_path, tag=tag, migrate=False)
-    process = spawn_serve(tmp_path, "--data-dir", str(tmp_path / "data"), "--database-url", url)
-    try:
-        process.wait_healthy()
-        yield process
-    finally:
-        process.stop()
-        drop_database(request.param, tag)
+def server(request: pytest.FixtureRequest, served: ServeStarter, tmp_path: Path) -> Served:
+    url = served.fresh_database(request.param, tmp_path, "nul")
+    return served.start(tmp_path, "--data-dir", str(tmp_path / "data"), "--database-url", url)
 
 
 def _get(base: str, address: str) -> tuple[int, bytes]:
@@ -55,13 +47,13 @@ def _get(base: str, address: str) -> tuple[int, bytes]:
         conn.close()
 
 
-def test_a_nul_in_the_path_or_query_is_refused_alike_on_every_database(served: Served) -> None:
+def test_a_nul_in_the_path_or_query_is_refused_alike_on_every_database(server: Served) -> None:
     for address in ADDRESSES:
-        status, body = _get(served.url, address)
+        status, body = _get(server.url, address)
         assert status == 422, (address, status, body[:200])
         error = json.loads(body)["error"]
         assert error["code"] == "invalid", (address, error)
         assert "NUL" in error["message"], (address, error)
-    status, _ = _get(served.url, "/api/chat/sessions?q=plain")
+    status, _ = _get(server.url, "/api/chat/sessions?q=plain")
     assert status == 200
-    assert "Traceback" not in served.log()
+    assert "Traceback" not in server.log()

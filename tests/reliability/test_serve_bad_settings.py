@@ -28,17 +28,10 @@ from tests.support.databases import (
     fresh_database_url,
     worker_tag,
 )
-from tests.support.serve_process import Served, spawn_serve
+from tests.support.serve_process import Served
+from tests.support.serve_starter import ServeStarter
 
 OTHER_UID = 65534  # nobody
-
-
-@pytest.fixture
-def served() -> Iterator[list[Served]]:
-    started: list[Served] = []
-    yield started
-    for process in started:
-        process.stop()
 
 
 def _refused_in_one_line(served: Served) -> str:
@@ -76,13 +69,13 @@ BAD_VALUES = [
     ("name", "value", "says"), BAD_VALUES, ids=[f"{n[10:]}={v}" for n, v, _ in BAD_VALUES]
 )
 def test_a_bad_value_is_refused_in_one_line_before_anything_starts(
-    tmp_path: Path, served: list[Served], name: str, value: str, says: str
+    tmp_path: Path, served: ServeStarter, name: str, value: str, says: str
 ) -> None:
     data_dir = tmp_path / "data"
     env = {name: value, "AGENTCHAT_START_BRIDGE": "true"}
     if name != "AGENTCHAT_PORT":
         env["AGENTCHAT_PORT"] = str(free_port())
-    served.append(spawn_serve(tmp_path, "--data-dir", str(data_dir), env=env))
+    served.spawn(tmp_path, "--data-dir", str(data_dir), env=env)
     line = _refused_in_one_line(served[0])
     assert name in line and says in line, line
     assert not data_dir.exists()  # nothing was created, migrated or started
@@ -107,21 +100,21 @@ BAD_STORES = [
 
 @pytest.mark.parametrize(("env", "name", "says"), BAD_STORES, ids=[n for _, n, _ in BAD_STORES])
 def test_an_object_store_without_what_it_needs_is_refused_in_one_line(
-    tmp_path: Path, served: list[Served], env: dict[str, str], name: str, says: str
+    tmp_path: Path, served: ServeStarter, env: dict[str, str], name: str, says: str
 ) -> None:
     data_dir = tmp_path / "data"
     env = {**env, "AGENTCHAT_PORT": str(free_port()), "AGENTCHAT_START_BRIDGE": "true"}
-    served.append(spawn_serve(tmp_path, "--data-dir", str(data_dir), env=env))
+    served.spawn(tmp_path, "--data-dir", str(data_dir), env=env)
     line = _refused_in_one_line(served[0])
     assert f"AGENTCHAT_{name}" in line and says in line, line
     assert not data_dir.exists()
 
 
 def test_a_bad_flag_is_named_as_the_flag_and_its_password_is_not_shown(
-    tmp_path: Path, served: list[Served]
+    tmp_path: Path, served: ServeStarter
 ) -> None:
     url = "postgres+nodriver://agentchat:hidden-pw@127.0.0.1/db"
-    served.append(spawn_serve(tmp_path, "--database-url", url))
+    served.spawn(tmp_path, "--database-url", url)
     line = _refused_in_one_line(served[0])
     assert line.startswith("agentchat serve: --database-url: "), line
     assert "hidden-pw" not in line
@@ -144,12 +137,12 @@ def plain_urls(tmp_path: Path) -> Iterator[dict[str, str]]:
 
 @pytest.mark.parametrize("scheme", ["postgres", "postgresql", "mysql"])
 def test_a_database_url_without_a_driver_name_uses_the_installed_driver(
-    tmp_path: Path, served: list[Served], plain_urls: dict[str, str], scheme: str
+    tmp_path: Path, served: ServeStarter, plain_urls: dict[str, str], scheme: str
 ) -> None:
     """`postgres://`, `postgresql://` and `mysql://` (what hosting panels print) name drivers
     that are not installed (psycopg2, mysqlclient): it printed a traceback and exited 1."""
     url = plain_urls[scheme]
-    served.append(spawn_serve(tmp_path, "--database-url", url))
+    served.spawn(tmp_path, "--database-url", url)
     served[0].wait_healthy()
     assert "Traceback" not in served[0].log()
 
@@ -176,18 +169,18 @@ def _as_other_user() -> list[str]:
 
 
 def test_a_data_folder_that_is_a_file_is_refused_in_one_line(
-    tmp_path: Path, served: list[Served]
+    tmp_path: Path, served: ServeStarter
 ) -> None:
     data_file = tmp_path / "data"
     data_file.write_text("not a folder")
-    served.append(spawn_serve(tmp_path, "--data-dir", str(data_file)))
+    served.spawn(tmp_path, "--data-dir", str(data_file))
     line = _refused_in_one_line(served[0])
     assert "--data-dir" in line and "not a folder" in line, line
 
 
 @pytest.mark.parametrize("case", ["read-only parent", "another user's folder"])
 def test_a_data_folder_this_user_cannot_write_is_refused_in_one_line(
-    open_dir: Path, served: list[Served], case: str
+    open_dir: Path, served: ServeStarter, case: str
 ) -> None:
     """It printed a traceback (PermissionError) or "cannot reach the database ... unable to
     open database file", which sent the operator looking at the database."""
@@ -199,9 +192,7 @@ def test_a_data_folder_this_user_cannot_write_is_refused_in_one_line(
         data_dir.mkdir(mode=0o755)
         if os.geteuid() != 0:
             data_dir.chmod(0o555)
-    served.append(
-        spawn_serve(open_dir, env={"AGENTCHAT_DATA_DIR": str(data_dir)}, command=_as_other_user())
-    )
+    served.spawn(open_dir, env={"AGENTCHAT_DATA_DIR": str(data_dir)}, command=_as_other_user())
     line = _refused_in_one_line(served[0])
     assert "AGENTCHAT_DATA_DIR" in line and str(data_dir) in line, line
     assert "cannot" in line and "database" not in line, line
@@ -211,7 +202,7 @@ def test_a_data_folder_this_user_cannot_write_is_refused_in_one_line(
 
 
 def test_a_port_in_use_is_refused_in_one_line_before_the_bridge_starts(
-    tmp_path: Path, served: list[Served]
+    tmp_path: Path, served: ServeStarter
 ) -> None:
     """It migrated the database, started a bridge (left running: it outlives the API), logged
     `address already in use` among ten lines and exited 3."""
@@ -221,9 +212,7 @@ def test_a_port_in_use_is_refused_in_one_line_before_the_bridge_starts(
         taken.listen()
         port = taken.getsockname()[1]
         env = {"AGENTCHAT_START_BRIDGE": "true"}
-        served.append(
-            spawn_serve(tmp_path, "--data-dir", str(data_dir), "--port", str(port), env=env)
-        )
+        served.spawn(tmp_path, "--data-dir", str(data_dir), "--port", str(port), env=env)
         line = _refused_in_one_line(served[0])
     assert f"127.0.0.1:{port}" in line and "in use" in line and "--port" in line, line
     assert not (data_dir / "bridge.json").exists()

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -15,19 +14,11 @@ from agentchat.bridge.settings import BridgeSettings
 from agentchat.cli import app
 from agentchat.core.settings import Settings
 from agentchat.local_stack import free_port
-from tests.support.serve_process import Served, spawn_serve
+from tests.support.serve_starter import ServeStarter
 
 README = Path(__file__).parents[2] / "README.md"
 _ROW = re.compile(r"^\| `AGENTCHAT_(\w+)` \|\s*(`--[\w-]+`)?\s*\|", re.MULTILINE)
 _BRIDGE_ROW = re.compile(r"^\| `(AGENTCHAT_\w+)` \| [^|]* \| [^|]+ \|$", re.MULTILINE)
-
-
-@pytest.fixture
-def served() -> Iterator[list[Served]]:
-    started: list[Served] = []
-    yield started
-    for process in started:
-        process.stop()
 
 
 def _readme_rows() -> list[tuple[str, str | None]]:
@@ -63,7 +54,7 @@ def test_every_bridge_variable_of_the_readme_is_a_bridge_setting() -> None:
 
 
 def test_serve_binds_and_stores_where_the_variables_say(
-    tmp_path: Path, served: list[Served]
+    tmp_path: Path, served: ServeStarter
 ) -> None:
     port, data_dir = free_port(), tmp_path / "from-env"
     env = {
@@ -71,12 +62,12 @@ def test_serve_binds_and_stores_where_the_variables_say(
         "AGENTCHAT_PORT": str(port),
         "AGENTCHAT_DATA_DIR": str(data_dir),
     }
-    served.append(spawn_serve(tmp_path, env=env, url=f"http://127.0.0.2:{port}"))
+    served.spawn(tmp_path, env=env, url=f"http://127.0.0.2:{port}")
     served[0].wait_healthy()
     assert (data_dir / "agentchat.db").is_file()
 
 
-def test_flags_override_the_variables(tmp_path: Path, served: list[Served]) -> None:
+def test_flags_override_the_variables(tmp_path: Path, served: ServeStarter) -> None:
     env_port, flag_port = free_port(), free_port()
     env = {
         "AGENTCHAT_HOST": "127.0.0.2",
@@ -84,7 +75,7 @@ def test_flags_override_the_variables(tmp_path: Path, served: list[Served]) -> N
         "AGENTCHAT_DATA_DIR": str(tmp_path / "from-env"),
     }
     flags = ("--host", "127.0.0.1", "--port", str(flag_port), "--data-dir", str(tmp_path / "flag"))
-    served.append(spawn_serve(tmp_path, *flags, env=env))
+    served.spawn(tmp_path, *flags, env=env)
     served[0].wait_healthy()
     assert (tmp_path / "flag" / "agentchat.db").is_file()
     assert not (tmp_path / "from-env").exists()

@@ -16,7 +16,7 @@ from agentchat.local_stack import free_port
 from agentchat.migrations import upgrade
 from agentchat.migrations.on_start import head_revisions, migration_lock
 from tests.support.databases import MY_SERVER, PG_SERVER, fresh_database_url, worker_tag
-from tests.support.serve_process import Served, spawn_serve
+from tests.support.serve_starter import ServeStarter
 
 SERVERS = ("postgresql", "mariadb")
 PROCESSES = 3
@@ -42,15 +42,6 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     _drop(request.param, tag)
 
 
-@pytest.fixture
-def served() -> Iterator[list[Served]]:
-    """Every process a test starts, stopped after it."""
-    started: list[Served] = []
-    yield started
-    for process in started:
-        process.stop()
-
-
 def _revisions(url: str) -> list[str]:
     engine = create_engine(url)
     with engine.connect() as conn:
@@ -60,10 +51,10 @@ def _revisions(url: str) -> list[str]:
 
 
 def test_serve_on_an_empty_data_folder_creates_its_database(
-    tmp_path: Path, served: list[Served]
+    tmp_path: Path, served: ServeStarter
 ) -> None:
     data_dir = tmp_path / "fresh"
-    served.append(spawn_serve(tmp_path, "--data-dir", str(data_dir)))
+    served.spawn(tmp_path, "--data-dir", str(data_dir))
     served[0].wait_healthy()
     models = httpx.get(served[0].url + "/api/models", timeout=10).json()
     assert [m["isDefault"] for m in models] == [True]  # tables exist: the demo model is there
@@ -73,10 +64,10 @@ def test_serve_on_an_empty_data_folder_creates_its_database(
 
 @pytest.mark.parametrize("empty_url", SERVERS, indirect=True)
 def test_processes_starting_together_migrate_an_empty_schema_once(
-    tmp_path: Path, empty_url: str, served: list[Served]
+    tmp_path: Path, empty_url: str, served: ServeStarter
 ) -> None:
     for n in range(PROCESSES):
-        served.append(spawn_serve(tmp_path / f"p{n}", "--database-url", empty_url))
+        served.spawn(tmp_path / f"p{n}", "--database-url", empty_url)
     for process in served:
         process.wait_healthy()
     assert _revisions(empty_url) == sorted(head_revisions())
@@ -91,12 +82,12 @@ def test_processes_starting_together_migrate_an_empty_schema_once(
 
 @pytest.mark.parametrize("empty_url", SERVERS, indirect=True)
 def test_a_process_waits_while_another_holds_the_migration_lock(
-    tmp_path: Path, empty_url: str, served: list[Served]
+    tmp_path: Path, empty_url: str, served: ServeStarter
 ) -> None:
     engine = create_engine(empty_url)
     try:
         with migration_lock(engine):
-            served.append(spawn_serve(tmp_path, "--database-url", empty_url))
+            served.spawn(tmp_path, "--database-url", empty_url)
             served[0].wait_for_log("waiting for another process")
             assert not served[0].healthy()
             assert served[0].process.poll() is None
@@ -115,12 +106,12 @@ def test_a_process_waits_while_another_holds_the_migration_lock(
 def test_without_migration_a_schema_behind_is_refused_in_one_line(
     tmp_path: Path,
     empty_url: str,
-    served: list[Served],
+    served: ServeStarter,
     how: list[str],
     env: dict[str, str],
 ) -> None:
     upgrade(empty_url, "0001")
-    served.append(spawn_serve(tmp_path, "--database-url", empty_url, *how, env=env))
+    served.spawn(tmp_path, "--database-url", empty_url, *how, env=env)
     assert served[0].wait_exit() == 2
     lines = served[0].log().strip().splitlines()
     assert len(lines) == 1, lines
@@ -130,17 +121,17 @@ def test_without_migration_a_schema_behind_is_refused_in_one_line(
 
 
 def test_without_migration_an_up_to_date_database_serves(
-    tmp_path: Path, served: list[Served]
+    tmp_path: Path, served: ServeStarter
 ) -> None:
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     upgrade(f"sqlite:///{data_dir / 'agentchat.db'}")
-    served.append(spawn_serve(tmp_path, "--data-dir", str(data_dir), "--no-migrate"))
+    served.spawn(tmp_path, "--data-dir", str(data_dir), "--no-migrate")
     served[0].wait_healthy()
 
 
 def test_a_schema_newer_than_the_code_is_refused_in_one_line(
-    tmp_path: Path, served: list[Served]
+    tmp_path: Path, served: ServeStarter
 ) -> None:
     data_dir = tmp_path / "data"
     data_dir.mkdir()
@@ -150,7 +141,7 @@ def test_a_schema_newer_than_the_code_is_refused_in_one_line(
     with engine.begin() as conn:
         conn.execute(text("UPDATE alembic_version SET version_num = '9999_from_the_future'"))
     engine.dispose()
-    served.append(spawn_serve(tmp_path, "--data-dir", str(data_dir)))
+    served.spawn(tmp_path, "--data-dir", str(data_dir))
     assert served[0].wait_exit() == 2
     lines = served[0].log().strip().splitlines()
     assert len(lines) == 1 and "newer than this agentchat" in lines[0], lines
@@ -165,9 +156,9 @@ def test_a_schema_newer_than_the_code_is_refused_in_one_line(
     ids=SERVERS,
 )
 def test_a_database_that_cannot_be_reached_is_refused_in_one_line(
-    tmp_path: Path, served: list[Served], url: str
+    tmp_path: Path, served: ServeStarter, url: str
 ) -> None:
-    served.append(spawn_serve(tmp_path, "--database-url", url.format(port=free_port())))
+    served.spawn(tmp_path, "--database-url", url.format(port=free_port()))
     assert served[0].wait_exit() == 2
     lines = served[0].log().strip().splitlines()
     assert len(lines) == 1 and "cannot reach the database" in lines[0], lines
@@ -175,13 +166,13 @@ def test_a_database_that_cannot_be_reached_is_refused_in_one_line(
 
 
 def test_a_redis_that_cannot_be_reached_is_refused_in_one_line(
-    tmp_path: Path, served: list[Served]
+    tmp_path: Path, served: ServeStarter
 ) -> None:
     """It printed a 95-line traceback, exited 3, and left its bridge running."""
     data_dir = tmp_path / "data"
     redis = f"redis://:hidden-pw@127.0.0.1:{free_port()}/0"
     env = {"AGENTCHAT_REDIS_URL": redis, "AGENTCHAT_START_BRIDGE": "true"}
-    served.append(spawn_serve(tmp_path, "--data-dir", str(data_dir), env=env))
+    served.spawn(tmp_path, "--data-dir", str(data_dir), env=env)
     assert served[0].wait_exit() == 2
     lines = served[0].log().strip().splitlines()
     assert len(lines) == 1 and "Redis at" in lines[0] and "does not answer" in lines[0], lines

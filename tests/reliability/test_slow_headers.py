@@ -11,28 +11,23 @@ import contextlib
 import select
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
-from tests.support.serve_process import Served, spawn_serve
+from tests.support.serve_process import Served
+from tests.support.serve_starter import ServeStarter
 
 TIMEOUT_S = 2
 CONNECTIONS = 200
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
+def server(served: ServeStarter, tmp_path: Path) -> Served:
     env = {"AGENTCHAT_HEADER_TIMEOUT_S": str(TIMEOUT_S)}
-    process = spawn_serve(tmp_path, "--data-dir", str(tmp_path / "data"), env=env)
-    try:
-        process.wait_healthy()
-        yield process
-    finally:
-        process.stop()
+    return served.start(tmp_path, "--data-dir", str(tmp_path / "data"), env=env)
 
 
 def _connect(url: str) -> socket.socket:
@@ -57,9 +52,9 @@ def _drip(socks: list[socket.socket], byte: bytes) -> None:
             sock.send(byte)
 
 
-def test_connections_that_never_finish_their_headers_are_closed(served: Served) -> None:
-    idle = [_connect(served.url) for _ in range(CONNECTIONS // 2)]
-    slow = [_connect(served.url) for _ in range(CONNECTIONS // 2)]
+def test_connections_that_never_finish_their_headers_are_closed(server: Served) -> None:
+    idle = [_connect(server.url) for _ in range(CONNECTIONS // 2)]
+    slow = [_connect(server.url) for _ in range(CONNECTIONS // 2)]
     _drip(slow, b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
     open_ = set(idle + slow)
     deadline = time.monotonic() + TIMEOUT_S + 10
@@ -70,7 +65,7 @@ def test_connections_that_never_finish_their_headers_are_closed(served: Served) 
             open_ -= {s for s in readable if _closed_by_server(s)}
         assert not open_, f"{len(open_)} of {CONNECTIONS} connections still open"
         # The server answers as before, and a kept-alive client sends a second request.
-        with httpx.Client(base_url=served.url) as client:
+        with httpx.Client(base_url=server.url) as client:
             assert client.get("/api/health").status_code == 200
             assert client.get("/api/health").status_code == 200
     finally:
@@ -78,8 +73,8 @@ def test_connections_that_never_finish_their_headers_are_closed(served: Served) 
             sock.close()
 
 
-def test_a_request_within_the_limit_is_answered_even_if_slow(served: Served) -> None:
-    sock = _connect(served.url)
+def test_a_request_within_the_limit_is_answered_even_if_slow(server: Served) -> None:
+    sock = _connect(server.url)
     sock.setblocking(True)
     try:
         for piece in (b"GET /api/health HTTP/1.1\r\n", b"Host: 127.0.0.1\r\n", b"\r\n"):

@@ -4,10 +4,7 @@ first request after Redis was back), nothing is half written, and runs start aga
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,11 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agentchat.local_stack import free_port, wait_for_health
 from agentchat.scripted_llm.server import serve_in_thread
 from tests.reliability.helpers import wait_for
-from tests.support.databases import drop_database, fresh_database_url, worker_tag
 from tests.support.redis_server import OwnRedis
+from tests.support.serve_starter import ServeStarter
 from tests.support.servers import BridgeProcess, start_bridge
 from tests.support.sse import read_events, until_terminal
 
@@ -35,39 +31,25 @@ def redis(tmp_path: Path) -> Iterator[OwnRedis]:
 
 
 @pytest.fixture
-def served(tmp_path: Path, redis: OwnRedis) -> Iterator[str]:
-    tag = f"redis_{worker_tag()}_{uuid.uuid4().hex[:6]}"
-    database = fresh_database_url("postgresql", tmp_path, tag=tag)
+def server(redis: OwnRedis, served: ServeStarter, tmp_path: Path) -> str:
+    """`serve` on PostgreSQL and `redis`, with an external bridge and scripted model."""
+    database = served.fresh_database("postgresql", tmp_path, "redis", migrate=True)
     scripted, stop_scripted = serve_in_thread()
+    served.after(stop_scripted)
     bridge: BridgeProcess = start_bridge(tmp_path / "bridge")
-    port = free_port()
+    served.after(bridge.stop)
     env = {
-        **os.environ,
         "AGENTCHAT_DATA_DIR": str(tmp_path / "data"),
         "AGENTCHAT_BRIDGE_SECRET": bridge.secret or "",
         "AGENTCHAT_SCRIPTED_LLM_URL": scripted,
-        "AGENTCHAT_START_BRIDGE": "false",
-        "AGENTCHAT_RUN_RATE_PER_MINUTE": "0",
-        "AGENTCHAT_REDIS_PREFIX": f"test-{tag}:",
+        "AGENTCHAT_REDIS_PREFIX": f"test-redis-{uuid.uuid4().hex}:",
     }
-    command = [sys.executable, "-m", "agentchat.cli", "serve", "--port", str(port)]
-    command += ["--database-url", database, "--redis-url", redis.url, "--bridge-url", bridge.url]
-    with (tmp_path / "api.out").open("ab") as out:
-        api = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_health(url, api, 60, path="/api/health")
-        yield url
-    finally:
-        api.terminate()
-        api.wait(timeout=30)
-        bridge.stop()
-        stop_scripted()
-        drop_database("postgresql", tag)
+    args = ["--database-url", database, "--redis-url", redis.url, "--bridge-url", bridge.url]
+    return served.start(tmp_path, *args, env=env, timeout=60).url
 
 
-def test_health_and_run_starts_follow_redis(served: str, redis: OwnRedis) -> None:
-    with httpx.Client(base_url=served, timeout=30) as http:
+def test_health_and_run_starts_follow_redis(server: str, redis: OwnRedis) -> None:
+    with httpx.Client(base_url=server, timeout=30) as http:
         session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
         assert http.get("/api/health").json()["status"] == "ok"
 
@@ -88,7 +70,7 @@ def test_health_and_run_starts_follow_redis(served: str, redis: OwnRedis) -> Non
         started = http.post(f"/api/chat/sessions/{session_id}/runs", json={"message": "#say back"})
         assert started.status_code == 201, started.text
         run_id = started.json()["runId"]
-        events = read_events(f"{served}/api/chat/runs/{run_id}/stream", stop=until_terminal)
+        events = read_events(f"{server}/api/chat/runs/{run_id}/stream", stop=until_terminal)
         assert events[-1].event == "workflow_complete", events[-1]
         messages = http.get(f"/api/chat/sessions/{session_id}").json()["messages"]
     # the refused start left no question behind; the one after it is answered
@@ -103,12 +85,12 @@ WHOLE = " ".join(f"t{n}" for n in range(1, 201))
 
 @pytest.mark.parametrize("outage", ["pause", "restart"])
 def test_an_answer_streaming_across_an_outage_is_stored_whole(
-    served: str, redis: OwnRedis, outage: str
+    server: str, redis: OwnRedis, outage: str
 ) -> None:
     """It was stored FAILED ("The run failed: Timeout reading from …"), cut at a fifth of its
     text, though its bridge finished it. The run is now left to its bridge while Redis is
     away and re-attached once it is back."""
-    with httpx.Client(base_url=served, timeout=30) as http:
+    with httpx.Client(base_url=server, timeout=30) as http:
         session_id = http.post("/api/chat/sessions", json={}).json()["sessionId"]
         body = {"message": "#delay 40\n#tokens 200"}
         run_id = http.post(f"/api/chat/sessions/{session_id}/runs", json=body).json()["runId"]

@@ -3,49 +3,21 @@ workers share one local bridge and one scripted model started by the parent."""
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
-import sys
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from agentchat.local_stack import free_port, wait_for_health
 from tests.reliability.helpers import wait_for
-from tests.scale.conftest import REDIS_URL, delete_keys, drop_schema
-from tests.support.databases import fresh_database_url, worker_tag
-from tests.support.local_bridge import bridge_state, kill, stop_local_bridges
+from tests.scale.conftest import REDIS_URL, delete_keys
+from tests.support.local_bridge import bridge_state, kill
+from tests.support.serve_starter import ServeStarter
 from tests.support.sse import read_events, until_terminal
 
 START_TIMEOUT_S = 120.0
 CLOSE = {"Connection": "close"}  # a request per connection: the kernel picks the worker
-
-
-def _serve(tmp_path: Path, *args: str, **env: str) -> subprocess.Popen[bytes]:
-    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "AGENTCHAT_RUN_RATE_PER_MINUTE": "0"}
-    command = [sys.executable, "-m", "agentchat.cli", "serve", "--data-dir", str(tmp_path)]
-    with (tmp_path / "serve.out").open("ab") as out:
-        return subprocess.Popen(
-            [*command, *args],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env={**full_env, **env},
-            start_new_session=True,  # its own group: the bridge and workers stop with it
-        )
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
 
 
 def _children(pid: int) -> list[str]:
@@ -72,44 +44,33 @@ def _children(pid: int) -> list[str]:
     ids=["sqlite", "no-redis"],
 )
 def test_several_workers_are_refused_without_a_shared_database_and_redis(
-    tmp_path: Path, args: list[str]
+    tmp_path: Path, served: ServeStarter, args: list[str]
 ) -> None:
-    process = _serve(tmp_path, "--workers", "2", *args)
-    try:
-        assert process.wait(timeout=30) == 2
-    finally:
-        _stop(process)
-    assert "--workers > 1 needs" in (tmp_path / "serve.out").read_text()
+    process = served.spawn(tmp_path, "--data-dir", str(tmp_path), "--workers", "2", *args)
+    assert process.wait_exit(timeout=30) == 2
+    assert "--workers > 1 needs" in process.log()
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def server(served: ServeStarter, tmp_path: Path) -> tuple[str, subprocess.Popen[bytes]]:
     """`serve --workers 2` on a schema and Redis prefix of its own, with its local stack."""
-    tag = f"workers_{worker_tag()}_{uuid.uuid4().hex[:6]}"
-    database_url = fresh_database_url("postgresql", tmp_path, tag=tag)
+    database_url = served.fresh_database("postgresql", tmp_path, "workers", migrate=True)
     prefix = f"agentchat-test:{uuid.uuid4().hex}:"
-    port = free_port()
-    process = _serve(
+    served.after(lambda: delete_keys(prefix))
+    process = served.start(
         tmp_path,
-        *("--workers", "2", "--port", str(port)),
+        *("--data-dir", str(tmp_path), "--workers", "2"),
         *("--database-url", database_url, "--redis-url", REDIS_URL),
-        AGENTCHAT_REDIS_PREFIX=prefix,
+        env={"AGENTCHAT_START_BRIDGE": "true", "AGENTCHAT_REDIS_PREFIX": prefix},
+        timeout=START_TIMEOUT_S,
     )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_health(url, process, START_TIMEOUT_S, path="/api/health")
-        yield url, process
-    finally:
-        _stop(process)
-        stop_local_bridges(tmp_path)  # the local bridge outlives serve on purpose
-        delete_keys(prefix)
-        drop_schema(f"ac_{tag}")
+    return process.url, process.process
 
 
 def test_serve_with_workers_starts_one_bridge_and_runs_answer(
-    served: tuple[str, subprocess.Popen[bytes]],
+    server: tuple[str, subprocess.Popen[bytes]],
 ) -> None:
-    url, process = served
+    url, process = server
     children = _children(process.pid)
     assert sum(" bridge " in c for c in children) == 1, children
     assert sum("spawn_main" in c for c in children) == 2, children  # the two workers
@@ -136,11 +97,11 @@ def _all_workers_healthy(url: str) -> bool:
 
 
 def test_workers_follow_the_bridge_when_the_parent_restarts_it(
-    served: tuple[str, subprocess.Popen[bytes]], tmp_path: Path
+    server: tuple[str, subprocess.Popen[bytes]], tmp_path: Path
 ) -> None:
     """The parent restarts a dead bridge (at its socket in the data folder, with a new pid);
     the workers follow the state file and answer again on both workers."""
-    url, _process = served
+    url, _process = server
     state = bridge_state(tmp_path)
     assert state is not None and state["url"].startswith("http+unix://"), state
     kill(int(state["pid"]))

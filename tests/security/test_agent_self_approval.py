@@ -23,7 +23,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.serve_process import Served, spawn_serve
+from tests.support.serve_process import Served
+from tests.support.serve_starter import ServeStarter
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -131,25 +132,21 @@ def _tool(name: str, args: dict[str, object]) -> str:
 
 
 @pytest.fixture(scope="module", params=[None, TOKEN], ids=["no-token", "token"])
-def served(
+def server_token(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Served, str | None]]:
     root = tmp_path_factory.mktemp("self-approval")
     env = {"AGENTCHAT_START_BRIDGE": "true", "AGENTCHAT_AGENT_TOOLSETS": TOOLSETS}
     if request.param:
         env["AGENTCHAT_AUTH_TOKEN"] = request.param
-    server = spawn_serve(root, "--data-dir", str(root / "data"), env=env)
-    try:
-        server.wait_healthy()
-        yield server, request.param
-    finally:
-        server.stop()
+    with ServeStarter() as started:
+        yield started.start(root, "--data-dir", str(root / "data"), env=env), request.param
 
 
 def test_a_detached_script_of_the_agent_cannot_answer_its_approval(
-    served: tuple[Served, str | None], tmp_path: Path
+    server_token: tuple[Served, str | None], tmp_path: Path
 ) -> None:
-    server, token = served
+    server, token = server_token
     person = Person(server, token)
     victim, log = tmp_path / "precious", tmp_path / "attack.log"
     (victim / "inside").mkdir(parents=True)
@@ -179,9 +176,9 @@ def test_a_detached_script_of_the_agent_cannot_answer_its_approval(
 
 
 def test_the_agent_cannot_read_the_apis_environment(
-    served: tuple[Served, str | None], tmp_path: Path
+    server_token: tuple[Served, str | None], tmp_path: Path
 ) -> None:
-    server, token = served
+    server, token = server_token
     person = Person(server, token)
     pid = server.process.pid
     command = f"cat /proc/{pid}/environ | tr '\\0' '\\n'; echo STATUS=$?; echo DONE"
@@ -194,9 +191,9 @@ def test_the_agent_cannot_read_the_apis_environment(
 
 
 def test_the_agent_cannot_use_the_bridge_secret_it_can_read(
-    served: tuple[Served, str | None],
+    server_token: tuple[Served, str | None],
 ) -> None:
-    server, token = served
+    server, token = server_token
     person = Person(server, token)
     assert server.data_dir is not None
     state = server.data_dir / "bridge.json"

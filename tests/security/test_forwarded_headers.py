@@ -4,22 +4,13 @@ the rate limits count, unless the operator names it as a proxy."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pytest
 
 from tests.security.conftest import TOKEN
-from tests.support.serve_process import QUIET_ENV, Served, spawn_serve
-
-
-@pytest.fixture
-def served() -> Iterator[list[Served]]:
-    started: list[Served] = []
-    yield started
-    for process in started:
-        process.stop()
+from tests.support.serve_process import QUIET_ENV
+from tests.support.serve_starter import ServeStarter
 
 
 def _guesses(url: str, count: int) -> list[int]:
@@ -34,20 +25,20 @@ def _guesses(url: str, count: int) -> list[int]:
         ]
 
 
-def test_a_loopback_client_cannot_choose_its_address(tmp_path: Path, served: list[Served]) -> None:
+def test_a_loopback_client_cannot_choose_its_address(tmp_path: Path, served: ServeStarter) -> None:
     env = {**QUIET_ENV, "AGENTCHAT_AUTH_TOKEN": TOKEN, "AGENTCHAT_AUTH_FAILURES_PER_MINUTE": "5"}
-    served.append(spawn_serve(tmp_path, env=env))
+    served.spawn(tmp_path, env=env)
     served[0].wait_healthy()
     assert _guesses(served[0].url, 8) == [401] * 5 + [429] * 3
 
 
-def test_a_named_proxy_gives_the_real_client_address(tmp_path: Path, served: list[Served]) -> None:
+def test_a_named_proxy_gives_the_real_client_address(tmp_path: Path, served: ServeStarter) -> None:
     env = {
         **QUIET_ENV,
         "AGENTCHAT_AUTH_TOKEN": TOKEN,
         "AGENTCHAT_AUTH_FAILURES_PER_MINUTE": "5",
         "AGENTCHAT_FORWARDED_ALLOW_IPS": "127.0.0.1",
     }
-    served.append(spawn_serve(tmp_path, env=env))
+    served.spawn(tmp_path, env=env)
     served[0].wait_healthy()
     assert _guesses(served[0].url, 8) == [401] * 8  # eight clients behind the proxy

@@ -21,7 +21,8 @@ import httpx
 import pytest
 
 from tests.security.conftest import TOKEN
-from tests.support.serve_process import Served, spawn_serve
+from tests.support.serve_process import Served
+from tests.support.serve_starter import ServeStarter
 
 OTHER_UID = 65534  # nobody
 SECRET_TITLE = "my secret plans"
@@ -90,18 +91,15 @@ def serving_a_secret_chat(
     folder: Path, title: str = SECRET_TITLE, env: dict[str, str] | None = None
 ) -> Iterator[Served]:
     """A real `serve` on `folder`, holding one chat titled `title`, made by its own user."""
-    server = spawn_serve(folder, "--data-dir", str(folder / "data"), env=env)
-    try:
-        server.wait_healthy()
+    with ServeStarter() as started:
+        server = started.start(folder, "--data-dir", str(folder / "data"), env=env)
         made = httpx.post(f"{server.url}/api/chat/sessions", json={"title": title})
         assert made.status_code == 201, made.text
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     with serving_a_secret_chat(tmp_path_factory.mktemp("own-user")) as server:
         yield server
 
@@ -112,53 +110,48 @@ def session_titles(url: str) -> list[str]:
     return [item["title"] for item in listed.json()["items"]]
 
 
-def test_another_user_of_the_machine_cannot_read_the_chats(served: Served) -> None:
-    request = raw_request(served.url, "GET", "/api/chat/sessions")
-    status, body = as_other_user(lambda: exchange(served.url, request))
+def test_another_user_of_the_machine_cannot_read_the_chats(server: Served) -> None:
+    request = raw_request(server.url, "GET", "/api/chat/sessions")
+    status, body = as_other_user(lambda: exchange(server.url, request))
     assert status == 403
     assert body["error"]["code"] == "other_user"
     assert SECRET_TITLE not in json.dumps(body)
     assert "AGENTCHAT_AUTH_TOKEN" in body["error"]["message"]
-    assert session_titles(served.url) == [SECRET_TITLE]  # the server's own user still gets in
+    assert session_titles(server.url) == [SECRET_TITLE]  # the server's own user still gets in
 
 
-def test_another_user_cannot_change_anything(served: Served) -> None:
+def test_another_user_cannot_change_anything(server: Served) -> None:
     body = json.dumps({"title": "planted"}).encode()
-    request = raw_request(served.url, "POST", "/api/chat/sessions", body)
-    status, answer = as_other_user(lambda: exchange(served.url, request))
+    request = raw_request(server.url, "POST", "/api/chat/sessions", body)
+    status, answer = as_other_user(lambda: exchange(server.url, request))
     assert (status, answer["error"]["code"]) == (403, "other_user")
-    assert "planted" not in session_titles(served.url)
+    assert "planted" not in session_titles(server.url)
 
 
-def test_a_request_whose_socket_is_already_closed_does_not_pass(served: Served) -> None:
+def test_a_request_whose_socket_is_already_closed_does_not_pass(server: Served) -> None:
     """A closed socket waiting in TIME_WAIT is listed with uid 0 and no inode: it is nobody's,
     not root's, so a request sent and abandoned at once is refused too (each refusal is
     logged, which is how the test knows the server has handled the request)."""
     marker = f"vanished-{os.getpid()}"
     request = raw_request(
-        served.url, "POST", "/api/chat/sessions", json.dumps({"title": marker}).encode()
+        server.url, "POST", "/api/chat/sessions", json.dumps({"title": marker}).encode()
     )
-    before = served.log().count(REFUSAL)
+    before = server.log().count(REFUSAL)
     for attempt in range(1, 6):
-        as_other_user(lambda: send_and_vanish(served.url, request))
-        served.wait_until(
-            lambda n=before + attempt: served.log().count(REFUSAL) >= n, "to refuse it"
+        as_other_user(lambda: send_and_vanish(server.url, request))
+        server.wait_until(
+            lambda n=before + attempt: server.log().count(REFUSAL) >= n, "to refuse it"
         )
-    assert marker not in session_titles(served.url)
+    assert marker not in session_titles(server.url)
 
 
-def test_with_a_token_another_user_signs_in_like_anyone(tmp_path: Path) -> None:
-    server = spawn_serve(
-        tmp_path, "--data-dir", str(tmp_path / "data"), env={"AGENTCHAT_AUTH_TOKEN": TOKEN}
-    )
-    try:
-        server.wait_healthy()
-        bare = raw_request(server.url, "GET", "/api/chat/sessions")
-        signed = raw_request(
-            server.url, "GET", "/api/chat/sessions", Authorization=f"Bearer {TOKEN}"
-        )
-        assert as_other_user(lambda: exchange(server.url, bare))[0] == 401
-        status, body = as_other_user(lambda: exchange(server.url, signed))
-        assert status == 200, body
-    finally:
-        server.stop()
+def test_with_a_token_another_user_signs_in_like_anyone(
+    tmp_path: Path, served: ServeStarter
+) -> None:
+    env = {"AGENTCHAT_AUTH_TOKEN": TOKEN}
+    server = served.start(tmp_path, "--data-dir", str(tmp_path / "data"), env=env)
+    bare = raw_request(server.url, "GET", "/api/chat/sessions")
+    signed = raw_request(server.url, "GET", "/api/chat/sessions", Authorization=f"Bearer {TOKEN}")
+    assert as_other_user(lambda: exchange(server.url, bare))[0] == 401
+    status, body = as_other_user(lambda: exchange(server.url, signed))
+    assert status == 200, body
