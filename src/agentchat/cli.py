@@ -182,20 +182,6 @@ def serve(
     """Serve the API and the page."""
     import faulthandler
 
-    import uvicorn
-
-    from agentchat.accounts.users import accounts_in
-    from agentchat.app import create_served_app
-    from agentchat.web.header_timeout import HeaderTimeoutProtocol
-    from agentchat.web.own_user import own_user_note
-    from agentchat.web.security import (
-        UnsafeBind,
-        accounts_bind_note,
-        bind_note,
-        check_bind,
-        is_loopback,
-    )
-
     overrides: dict[str, object] = {
         "host": host,
         "port": port,
@@ -208,14 +194,25 @@ def serve(
     }
     settings = _settings("serve", **overrides)
     _report_fatal_signals(faulthandler)
+    # Imported once the settings are good: a bad value is refused without loading the app.
+    from agentchat.web.security import (
+        UnsafeBind,
+        accounts_bind_note,
+        bind_note,
+        check_bind,
+        is_loopback,
+    )
+
     # With accounts every request signs in as a person (looked at without creating anything).
-    accounts = not is_loopback(settings.host) and accounts_in(settings.resolved_database_url)
+    accounts = not is_loopback(settings.host) and _accounts_in(settings.resolved_database_url)
     try:
         check_bind(settings.host, settings, accounts)
     except UnsafeBind as exc:
         typer.echo(f"agentchat serve: {exc}", err=True)
         raise typer.Exit(2) from exc
     _machine_ready(settings, _given(**overrides), "serve", listen=True)
+    from agentchat.web.own_user import own_user_note
+
     notes = (
         bind_note(settings.host, settings),
         accounts_bind_note(settings.host, settings, accounts),
@@ -229,6 +226,11 @@ def serve(
     if workers > 1:
         _serve_workers(settings, settings.host, settings.port, workers)
         return
+    import uvicorn
+
+    from agentchat.app import create_served_app
+    from agentchat.web.header_timeout import HeaderTimeoutProtocol
+
     uvicorn.run(
         create_served_app(settings),
         host=settings.host,
@@ -239,6 +241,12 @@ def serve(
         # On SIGTERM open streams get the runs' grace, then are cut and the runs stored.
         timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s)),
     )
+
+
+def _accounts_in(database_url: str) -> bool:
+    from agentchat.accounts.users import accounts_in
+
+    return accounts_in(database_url)
 
 
 def _serve_workers(settings: object, host: str, port: int, workers: int) -> None:
