@@ -13,7 +13,8 @@ HOST ?=
 PORT ?=
 
 .PHONY: setup run test check lint typecheck pytest pytest-quick frontend frontend-test services \
-	browser bench dist clean api-types api-types-check durations pytest-main pytest-e2e
+	browser bench dist clean api-types api-types-check durations pytest-main pytest-e2e \
+	test-checks
 
 # What running needs (requirements.lock) for `make run`; the test tools on top for the rest.
 setup: $(STAMP) $(FRONT_BUILD)
@@ -106,7 +107,7 @@ pytest-main: setup services
 
 pytest-e2e: setup services browser
 	@mkdir -p $(ARTIFACTS)
-	$(BIN)/pytest -q -n 2 --dist loadfile -m e2e tests/e2e $(JUNIT)=$(ARTIFACTS)/junit-pytest-e2e.xml
+	AGENTCHAT_TEST_NS=$${AGENTCHAT_TEST_NS:-}e2e_ $(BIN)/pytest -q -n 2 --dist loadfile -m e2e tests/e2e $(JUNIT)=$(ARTIFACTS)/junit-pytest-e2e.xml
 
 # The tests that start no server, no process and no hermes-agent (tests/support/kinds.py).
 pytest-quick: $(STAMP) services
@@ -121,21 +122,38 @@ REPORTS := $(ARTIFACTS)/junit-pytest.xml $(ARTIFACTS)/junit-pytest-e2e.xml \
 durations: $(STAMP)
 	@$(BIN)/python scripts/durations.py --phases $(PHASES) $(REPORTS)
 
-# Lint and types stop it early; the test suites all run, then the durations are written.
+# Installing first (Python and the page at once), then everything else side by side: the
+# checks (lint, types, Vitest), the pytest run and the browser run each leave a core idle
+# while they wait on their servers. Every suite runs to its end; any failure fails the target.
+# Then the durations are written.
+BESIDE := TIMED_WITHIN="side by side" $(TIMED)
+SUB := $(MAKE) --no-print-directory
+
 test:
 	@mkdir -p $(ARTIFACTS) && rm -f $(PHASES) $(REPORTS)
-	@$(TIMED) install $(MAKE) --no-print-directory setup services browser
-	@$(TIMED) lint $(MAKE) --no-print-directory lint
-	@$(TIMED) typecheck $(MAKE) --no-print-directory typecheck
+	@$(TIMED) install $(SUB) -j3 setup services browser
 	@rc=0; \
-	$(TIMED) vitest $(MAKE) --no-print-directory frontend-test || rc=1; \
-	$(TIMED) pytest $(MAKE) --no-print-directory pytest-main || rc=1; \
-	$(TIMED) "pytest e2e" $(MAKE) --no-print-directory pytest-e2e || rc=1; \
-	$(MAKE) --no-print-directory durations; \
+	$(TIMED) "side by side" scripts/side-by-side \
+		checks '$(SUB) test-checks' \
+		pytest '$(BESIDE) pytest $(SUB) pytest-main' \
+		e2e '$(BESIDE) "pytest e2e" $(SUB) pytest-e2e' || rc=1; \
+	$(SUB) durations; \
+	exit $$rc
+
+# lint, types and Vitest, one after another, all of them even when one fails.
+test-checks:
+	@rc=0; \
+	$(BESIDE) lint $(SUB) lint || rc=1; \
+	$(BESIDE) typecheck $(SUB) typecheck || rc=1; \
+	$(BESIDE) vitest $(SUB) frontend-test || rc=1; \
 	exit $$rc
 
 # While working: lint, types, Vitest and the quick tests (about a minute and a half).
-check: lint typecheck frontend-test pytest-quick
+check: $(STAMP) $(FRONT_STAMP) services
+	@scripts/side-by-side \
+		checks '$(SUB) lint typecheck' \
+		vitest '$(SUB) frontend-test' \
+		quick '$(SUB) pytest-quick'
 
 # make bench BENCH_ARGS=--quick for smaller sizes (see bench/run_all.py)
 bench: setup services browser

@@ -47,7 +47,7 @@ def test_the_report_lists_phases_slowest_tests_and_folders(tmp_path: Path) -> No
     args = ["--out", str(out), "--phases", str(tmp_path / "phases.tsv"), *reports]
     assert durations.main([*args, str(tmp_path / "junit-missing.xml")]) == 0
     text = out.read_text()
-    assert "| lint | 12.2 | 0 |" in text and "| pytest | 300.0 | 1 |" in text
+    assert "| lint | 12.2 | 0 |  |" in text and "| pytest | 300.0 | 1 |  |" in text
     assert "Total: 312.2 s." in text
     assert "| pytest | 3 | 1 | 42.5 | 12.5 |" in text  # 3 tests, 1 failed, wall, sum
     slowest = text.split("slowest tests")[1].split("## Time per folder")[0]
@@ -64,6 +64,25 @@ def test_the_report_lists_phases_slowest_tests_and_folders(tmp_path: Path) -> No
     folders = text.split("## Time per folder")[1]
     assert "| 10.0 | 2 | pytest | tests/runs |" in folders
     assert "| 0.5 | 1 | vitest | frontend/tests |" in folders
+
+
+def test_phases_run_side_by_side_count_once_in_the_total(tmp_path: Path) -> None:
+    durations = _script()
+    (tmp_path / "junit-pytest.xml").write_text(PYTEST_XML)
+    (tmp_path / "phases.tsv").write_text(
+        "install\t60.000\t0\t\n"
+        "lint\t7.000\t0\tside by side\n"
+        "pytest\t400.000\t1\tside by side\n"
+        "pytest e2e\t380.000\t0\tside by side\n"
+        "side by side\t400.500\t1\t\n"
+    )
+    out = tmp_path / "durations.md"
+    phases = ["--phases", str(tmp_path / "phases.tsv")]
+    assert durations.main(["--out", str(out), *phases, str(tmp_path / "junit-pytest.xml")]) == 0
+    text = out.read_text()
+    assert "| pytest e2e | 380.0 | 0 | side by side |" in text
+    assert "| side by side | 400.5 | 1 |  |" in text
+    assert "Total: 460.5 s." in text  # install and the side-by-side block, not their insides
 
 
 def test_no_report_at_all_is_an_error(tmp_path: Path) -> None:
