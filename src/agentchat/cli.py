@@ -195,7 +195,7 @@ def serve(
     settings = _settings("serve", **overrides)
     _report_fatal_signals(faulthandler)
     # Imported once the settings are good: a bad value is refused without loading the app.
-    from agentchat.web.security import (
+    from agentchat.web.bind_rules import (
         UnsafeBind,
         accounts_bind_note,
         bind_note,

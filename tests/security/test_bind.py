@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from agentchat import cli
 from agentchat.local_stack import free_port
-from agentchat.web.security import UnsafeBind, bind_note, check_bind, is_loopback
+from agentchat.web.bind_rules import UnsafeBind, bind_note, check_bind, is_loopback
 from tests.security.conftest import TOKEN, make_settings
 
 SERVE_ENV_NAMES = (

@@ -10,7 +10,8 @@ import pytest
 
 from agentchat.app import create_app
 from agentchat.core.database import Database
-from agentchat.web.security import hostname, origin_authority
+from agentchat.web.bind_rules import hostname
+from agentchat.web.security import origin_authority
 from tests.security.conftest import TOKEN, client_for, make_settings
 
 

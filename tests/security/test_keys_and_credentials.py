@@ -27,8 +27,8 @@ from agentchat.accounts.sign_in_sessions import MemorySessions
 from agentchat.app import create_app
 from agentchat.core.database import Database, make_engine
 from agentchat.models.probe import NO_MODEL_ANSWER, NOT_V1_HINT
+from agentchat.web.bind_rules import UnsafeBind, check_bind
 from agentchat.web.log_redact import AccessLogRedactor
-from agentchat.web.security import UnsafeBind, check_bind
 from tests.models.fake_provider import serve, unused_port
 from tests.security.conftest import TOKEN, client_for, make_settings
 

@@ -19,7 +19,6 @@ from agentchat.accounts.cookies import SESSION_COOKIE
 from agentchat.accounts.gate import AccountsGate
 from agentchat.accounts.live import cut_off
 from agentchat.accounts.sign_in_sessions import FailureThrottle, SessionStore, client_of
-from agentchat.core.settings import Settings
 from agentchat.principal import SINGLE, STATE_KEY, Principal
 from agentchat.protocol.errors import TooManyRequests
 from agentchat.web.asgi import header, send_error
@@ -37,11 +36,6 @@ PUBLIC_ACCOUNT_PATHS = PUBLIC_API_PATHS | {
 PUBLIC_ACCOUNT_PREFIX = "/api/auth/invitations/"
 TOKEN_NEEDED = "Sign in: this server needs its access token."
 SIGN_IN_NEEDED = "Sign in first."
-
-
-def configured_token(settings: Settings) -> str | None:
-    token = settings.auth_token.get_secret_value().strip() if settings.auth_token else ""
-    return token or None
 
 
 def same_secret(given: str, expected: str) -> bool:

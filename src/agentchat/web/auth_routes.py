@@ -21,12 +21,12 @@ from agentchat.protocol.camel import CamelModel, ErrorBody
 from agentchat.protocol.errors import Invalid, Unauthorized
 from agentchat.web.auth import (
     COOKIE_NAME,
-    configured_token,
     is_authenticated,
     presents_credentials,
     same_secret,
     session_token,
 )
+from agentchat.web.bind_rules import configured_token
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 

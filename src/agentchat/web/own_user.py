@@ -22,7 +22,7 @@ from agentchat.accounts.gate import AccountsGate
 from agentchat.core.settings import Settings
 from agentchat.peers import socket_owner
 from agentchat.web.asgi import send_error
-from agentchat.web.auth import configured_token
+from agentchat.web.bind_rules import configured_token
 
 log = logging.getLogger(__name__)
 
