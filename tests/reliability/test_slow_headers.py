@@ -11,7 +11,7 @@ import contextlib
 import select
 import socket
 import time
-from pathlib import Path
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import httpx
@@ -24,10 +24,12 @@ TIMEOUT_S = 2
 CONNECTIONS = 200
 
 
-@pytest.fixture
-def server(served: ServeStarter, tmp_path: Path) -> Served:
+@pytest.fixture(scope="module")  # the tests only connect to it: one serve for both
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    root = tmp_path_factory.mktemp("slow-headers")
     env = {"AGENTCHAT_HEADER_TIMEOUT_S": str(TIMEOUT_S)}
-    return served.start(tmp_path, "--data-dir", str(tmp_path / "data"), env=env)
+    with ServeStarter() as started:
+        yield started.start(root, "--data-dir", str(root / "data"), env=env)
 
 
 def _connect(url: str) -> socket.socket:
