@@ -39,6 +39,7 @@ from tests.support.sse import read_events, until_terminal
 
 pytestmark = pytest.mark.timeout(400)
 START_TIMEOUT_S = 180.0
+PING_S = "0.5"  # the supervisor's checks: a dead or frozen bridge is seen sooner (default 2 s)
 BRIDGE = [
     sys.executable,
     "-m",
@@ -60,7 +61,7 @@ class Serves:
         served = spawn_serve(
             self.root / "logs",
             *("--data-dir", str(self.data_dir)),
-            env={"AGENTCHAT_START_BRIDGE": "true", **env},
+            env={"AGENTCHAT_START_BRIDGE": "true", "AGENTCHAT_BRIDGE_PING_S": PING_S, **env},
         )
         self.started.append(served)
         return served

@@ -69,8 +69,14 @@ class Settings(BaseSettings):
         default=120.0,
         gt=0,
         description="a bridge that hears from no API for this many seconds ends its turns and "
-        "exits 0 (the API pings its bridges every 2 s)",
+        "exits 0 (the API pings its bridges every `AGENTCHAT_BRIDGE_PING_S`)",
         json_schema_extra=shown("`120` for the local bridge; unset (never) for `agentchat bridge`"),
+    )
+    bridge_ping_s: float = Field(
+        default=2.0,
+        gt=0,
+        description="seconds between the API's health checks of its bridges; a local bridge "
+        "that misses 3 in a row is restarted",
     )
     skills_dir: Path | None = Field(
         default=None,

@@ -71,7 +71,7 @@ class LocalStack:
         trimmer = LogTrimmer(logs, round(self.settings.log_max_mb * 1024 * 1024))
         trimmer.start()
         self._stops.append(trimmer.stop)
-        supervisor = BridgeSupervisor(self._bridge, self.status)
+        supervisor = BridgeSupervisor(self._bridge, self.status, self.settings.bridge_ping_s)
         self.status.watch_frozen(supervisor.frozen)
         supervisor.moved.append(self._moved)
         self._watcher = supervisor
@@ -83,7 +83,11 @@ class LocalStack:
         self.bridge_url = self.settings.bridge_urls[0]
         self.bridge_secret = secret.get_secret_value() if secret else ""
         follower = BridgeFollower(
-            self.settings.data_dir, self.bridge_url, self.bridge_secret, self.status
+            self.settings.data_dir,
+            self.bridge_url,
+            self.bridge_secret,
+            self.status,
+            self.settings.bridge_ping_s,
         )
         self.status.watch_frozen(follower.frozen)
         follower.moved.append(self._moved)
@@ -93,7 +97,9 @@ class LocalStack:
     def _watch_configured(self) -> None:
         secret = self.settings.bridge_secret
         plain = secret.get_secret_value() if secret else None
-        self._watcher = BridgeMonitor(self.settings.bridge_urls, plain, self.status)
+        self._watcher = BridgeMonitor(
+            self.settings.bridge_urls, plain, self.status, self.settings.bridge_ping_s
+        )
         self._watcher.start()
 
     def _moved(self, url: str, secret: str) -> None:
