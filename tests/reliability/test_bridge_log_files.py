@@ -19,7 +19,11 @@ def _grow(path: Path, byte: bytes) -> None:
 
 def test_the_local_bridges_log_files_are_kept_small(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    env = {"AGENTCHAT_START_BRIDGE": "true", "AGENTCHAT_LOG_MAX_MB": str(LIMIT / 1024 / 1024)}
+    env = {
+        "AGENTCHAT_START_BRIDGE": "true",
+        "AGENTCHAT_LOG_MAX_MB": str(LIMIT / 1024 / 1024),
+        "AGENTCHAT_LOG_CHECK_S": "0.2",  # each of the 4 rounds waited for a look (5 s)
+    }
     served = spawn_serve(tmp_path, "--data-dir", str(data), env=env)
     logs = [data / "logs" / "bridge.out", data / "hermes-home" / "logs" / "bridge.log"]
     try:

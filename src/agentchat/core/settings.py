@@ -109,6 +109,11 @@ class Settings(BaseSettings):
         description="the local bridge's log files (`DATA_DIR/logs/bridge.out`, "
         "`HERMES_HOME/logs/bridge.log`) are copied aside past this size, 3 copies kept",
     )
+    log_check_s: float = Field(
+        default=5.0,
+        gt=0,
+        description="seconds between two looks at the size of the local bridge's log files",
+    )
     db_lock_timeout_s: float = Field(
         default=10.0,
         gt=0,

@@ -68,7 +68,9 @@ class LocalStack:
             self.settings.data_dir.resolve() / "logs" / "bridge.out",
             self.settings.resolved_hermes_home / "logs" / "bridge.log",
         ]
-        trimmer = LogTrimmer(logs, round(self.settings.log_max_mb * 1024 * 1024))
+        trimmer = LogTrimmer(
+            logs, round(self.settings.log_max_mb * 1024 * 1024), self.settings.log_check_s
+        )
         trimmer.start()
         self._stops.append(trimmer.stop)
         supervisor = BridgeSupervisor(self._bridge, self.status, self.settings.bridge_ping_s)

@@ -1,9 +1,10 @@
 """The local bridge's log files kept small: `DATA_DIR/logs/bridge.out` (its output) and
-`HERMES_HOME/logs/bridge.log` (its log lines) grew for ever. Every CHECK_S seconds a file past
-`max_bytes` is copied to `<name>.1` (older copies move up to `<name>.KEPT`, the oldest goes)
-and emptied in place: the bridge, which outlives the API, keeps writing to the same open file
-(opened for appending, so it writes at the new end). Lines written between the copy and the
-emptying are lost (logrotate's copytruncate does the same)."""
+`HERMES_HOME/logs/bridge.log` (its log lines) grew for ever. Every `check_s` seconds
+(AGENTCHAT_LOG_CHECK_S, default CHECK_S) a file past `max_bytes` is copied to `<name>.1` (older
+copies move up to `<name>.KEPT`, the oldest goes) and emptied in place: the bridge, which
+outlives the API, keeps writing to the same open file (opened for appending, so it writes at the
+new end). Lines written between the copy and the emptying are lost (logrotate's copytruncate
+does the same)."""
 
 from __future__ import annotations
 
@@ -38,11 +39,12 @@ def trim(path: Path, max_bytes: int, kept: int = KEPT) -> bool:
 
 
 class LogTrimmer:
-    """A daemon thread that trims `paths` every CHECK_S seconds until stopped."""
+    """A daemon thread that trims `paths` every `check_s` seconds until stopped."""
 
-    def __init__(self, paths: Sequence[Path], max_bytes: int) -> None:
+    def __init__(self, paths: Sequence[Path], max_bytes: int, check_s: float = CHECK_S) -> None:
         self._paths = list(paths)
         self._max_bytes = max_bytes
+        self._check_s = check_s
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="log-trimmer", daemon=True)
 
@@ -53,7 +55,7 @@ class LogTrimmer:
         self._stopped.set()
 
     def _run(self) -> None:
-        while not self._stopped.wait(CHECK_S):
+        while not self._stopped.wait(self._check_s):
             for path in self._paths:
                 with contextlib.suppress(OSError):
                     if trim(path, self._max_bytes):
