@@ -21,14 +21,12 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from agentchat.app import create_app
-from agentchat.core.database import Database
-from agentchat.core.settings import Settings
 from agentchat.scripted_llm.server import serve_in_thread
 from tests.e2e.build import ensure_page_built
+from tests.e2e.own_stack import own_stack
 from tests.e2e.stack import E2EStack
-from tests.support.databases import fresh_database_url, worker_tag
-from tests.support.servers import serve_app, start_bridge
+from tests.e2e.timeouts import EXPECT_TIMEOUT_MS
+from tests.e2e.ui_support import PageFactory, page_factory
 
 CHROMIUM = os.environ.get("AGENTCHAT_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -41,38 +39,24 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-EXPECT_TIMEOUT_MS = 20_000
 expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
 @pytest.fixture(scope="session")
 def e2e_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[E2EStack]:
     ensure_page_built()
-    root = tmp_path_factory.mktemp("e2e")
-    database = Database(fresh_database_url("sqlite", root, tag=f"e2e_{worker_tag()}"))
     scripted_url, stop_scripted = serve_in_thread()
-    bridge = start_bridge(root / "bridge", AGENTCHAT_BRIDGE_POOL_SIZE="12")
-    settings = Settings(
-        data_dir=root / "data",
-        skills_dir=root / "bridge" / "skills",
-        bridge_url=bridge.url,
-        bridge_secret=bridge.secret,
-        start_bridge=False,
-        start_scripted_llm=False,
-        max_active_runs=12,
-        run_rate_per_minute=0,
-    )
-    url, stop_app = serve_app(create_app(settings, database=database))
-    stack = E2EStack(url, database, scripted_url)
     try:
-        stack.register_model()
-        yield stack
+        with own_stack(
+            tmp_path_factory,
+            "shared",
+            scripted_url,
+            bridge_env={"AGENTCHAT_BRIDGE_POOL_SIZE": "12"},
+            max_active_runs=12,
+        ) as stack:
+            yield stack
     finally:
-        stack.close()
-        stop_app()
-        bridge.stop()
         stop_scripted()
-        database.dispose()
 
 
 @pytest.fixture(scope="session")
@@ -106,6 +90,19 @@ def context(browser: Browser, e2e_stack: E2EStack) -> Iterator[BrowserContext]:
 @pytest.fixture
 def page(context: BrowserContext) -> Page:
     return context.new_page()
+
+
+@pytest.fixture
+def page_stack(e2e_stack: E2EStack) -> E2EStack:
+    """The stack `make_page`'s pages open; a module with a stack of its own overrides this."""
+    return e2e_stack
+
+
+@pytest.fixture
+def make_page(browser: Browser, page_stack: E2EStack) -> Iterator[PageFactory]:
+    """Pages of their own context (size, colour scheme, stored settings), closed after the test."""
+    with page_factory(browser, page_stack) as make:
+        yield make
 
 
 @pytest.fixture(scope="session")

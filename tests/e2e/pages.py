@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Download, Locator, Page, expect
 
 DONE = re.compile(r"^(SUCCESS|FAILED|STOPPED)$")
 
@@ -84,3 +84,21 @@ def settled_box(target: Locator, timeout_s: float = 10.0) -> dict[str, float]:
         })"""
     )
     return {k: float(v) for k, v in box.items()}
+
+
+def assert_on_screen(page: Page, target: Locator, slack: float = 0.5) -> None:
+    """The whole of `target`, once it stopped moving, lies inside the viewport (`slack`: the
+    pixels of rounding allowed past its right and bottom edges)."""
+    box, size = settled_box(target), page.viewport_size
+    assert size is not None
+    assert box["x"] >= 0 and box["y"] >= 0, box
+    assert box["x"] + box["width"] <= size["width"] + slack, box
+    assert box["y"] + box["height"] <= size["height"] + slack, box
+
+
+def export(page: Page, item: str) -> Download:
+    """The file the chat's export menu downloads for its entry `item` (a test id)."""
+    tid(page, "export-button").click()
+    with page.expect_download() as download:
+        tid(page, item).click()
+    return download.value

@@ -21,19 +21,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page, expect
 from pydantic import SecretStr
 
-from agentchat.app import create_app
-from agentchat.core.database import Database
-from agentchat.core.settings import Settings
 from agentchat.local_stack import free_port
+from tests.e2e.own_stack import own_stack
 from tests.e2e.pages import last_assistant, open_chat, send, tid, wait_finished
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import SIZES, PageFactory, page_factory, run_axe, sideways_overflow
-from tests.support.databases import fresh_database_url, worker_tag
-from tests.support.servers import serve_app, start_bridge
+from tests.e2e.ui_support import SIZES, PageFactory, run_axe, sideways_overflow
 
 # the first test starts a bridge and an OIDC provider besides the shared stack
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -81,43 +77,26 @@ def provider(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def accounts_stack(
     tmp_path_factory: pytest.TempPathFactory, e2e_stack: E2EStack, provider: str
 ) -> Iterator[E2EStack]:
-    root = tmp_path_factory.mktemp("e2e-accounts")
-    database = Database(fresh_database_url("sqlite", root, tag=f"e2e_accounts_{worker_tag()}"))
-    bridge = start_bridge(root / "bridge")
-    settings = Settings(
-        data_dir=root / "data",
-        skills_dir=root / "bridge" / "skills",
-        bridge_url=bridge.url,
-        bridge_secret=bridge.secret,
-        start_bridge=False,
-        start_scripted_llm=False,
-        run_rate_per_minute=0,
+    with own_stack(
+        tmp_path_factory,
+        "accounts",
+        e2e_stack.scripted_url,
         signup="approval",
         auth_failures_per_minute=0,  # every test signs in from 127.0.0.1
         oidc_issuer=provider,
         oidc_client_id="agentchat",
         oidc_client_secret=SecretStr("client-secret"),
         oidc_name="Company SSO",
-    )
-    url, stop_app = serve_app(create_app(settings, database=database))
-    stack = E2EStack(url, database, e2e_stack.scripted_url)
-    try:
-        # without accounts the one person registers a model (shared) and adds the first account
-        stack.register_model()
+    ) as stack:
+        # without accounts the one person registered the model (shared) and adds the first account
         admin = {"username": ADMIN, "password": PASSWORD}
         stack.call("POST", "/api/admin/users", admin, expect=201)
         yield stack
-    finally:
-        stack.close()
-        stop_app()
-        bridge.stop()
-        database.dispose()
 
 
 @pytest.fixture
-def make_page(browser: Browser, accounts_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, accounts_stack) as make:
-        yield make
+def page_stack(accounts_stack: E2EStack) -> E2EStack:
+    return accounts_stack
 
 
 def admin_http(stack: E2EStack) -> httpx.Client:

@@ -7,16 +7,14 @@ picks its candidate and answers nothing. Desktop in English, a touch phone in Ch
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Request, expect
+from playwright.sync_api import Page, Request, expect
 
 from tests.e2e.pages import last_assistant, open_chat, send, tid, wait_finished
-from tests.e2e.stack import E2EStack
 from tests.e2e.test_ime import _type_with_ime
-from tests.e2e.ui_support import SIZES, PageFactory, page_factory, sideways_overflow
+from tests.e2e.ui_support import SIZES, PageFactory, sideways_overflow
 
 pytestmark = pytest.mark.e2e
 
@@ -25,12 +23,6 @@ WORDS = {
     "en": {"placeholder": "Answer the agent's question", "answer": "Answer", "guide": "Guide"},
     "zh": {"placeholder": "回答 Agent 的问题", "answer": "回答", "guide": "引导"},
 }
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 def _posts(page: Page, ending: str) -> list[str]:

@@ -13,16 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import expect
 
-from agentchat.app import create_app
-from agentchat.core.database import Database
-from agentchat.core.settings import Settings
+from tests.e2e.own_stack import own_stack
 from tests.e2e.pages import last_assistant, open_chat, send, settled_box, tid, wait_finished
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import SIZES, PageFactory, page_factory, run_axe, sideways_overflow
-from tests.support.databases import fresh_database_url, worker_tag
-from tests.support.servers import serve_app, start_bridge
+from tests.e2e.ui_support import SIZES, PageFactory, run_axe, sideways_overflow
 
 pytestmark = pytest.mark.e2e
 
@@ -41,35 +37,19 @@ CHOICES = {
 def terminal_stack(
     tmp_path_factory: pytest.TempPathFactory, e2e_stack: E2EStack
 ) -> Iterator[E2EStack]:
-    root = tmp_path_factory.mktemp("e2e-terminal")
-    database = Database(fresh_database_url("sqlite", root, tag=f"e2e_terminal_{worker_tag()}"))
-    bridge = start_bridge(root / "bridge", AGENTCHAT_AGENT_TOOLSETS=TOOLSETS)
-    settings = Settings(
-        data_dir=root / "data",
-        skills_dir=root / "bridge" / "skills",
-        bridge_url=bridge.url,
-        bridge_secret=bridge.secret,
-        start_bridge=False,
-        start_scripted_llm=False,
+    with own_stack(
+        tmp_path_factory,
+        "terminal",
+        e2e_stack.scripted_url,  # the shared scripted model
+        bridge_env={"AGENTCHAT_AGENT_TOOLSETS": TOOLSETS},
         agent_toolsets=TOOLSETS,
-        run_rate_per_minute=0,
-    )
-    url, stop_app = serve_app(create_app(settings, database=database))
-    stack = E2EStack(url, database, e2e_stack.scripted_url)  # the shared scripted model
-    try:
-        stack.register_model()
+    ) as stack:
         yield stack
-    finally:
-        stack.close()
-        stop_app()
-        bridge.stop()
-        database.dispose()
 
 
 @pytest.fixture
-def make_page(browser: Browser, terminal_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, terminal_stack) as make:
-        yield make
+def page_stack(terminal_stack: E2EStack) -> E2EStack:
+    return terminal_stack
 
 
 @pytest.mark.parametrize(

@@ -14,19 +14,20 @@ from contextlib import contextmanager
 
 import pytest
 from PIL import Image
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
-from tests.e2e.pages import current_session_id, last_assistant, open_chat, tid, wait_finished
+from tests.e2e.pages import (
+    current_session_id,
+    export,
+    last_assistant,
+    open_chat,
+    tid,
+    wait_finished,
+)
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import DESKTOP, PHONE, PageFactory, page_factory
+from tests.e2e.ui_support import DESKTOP, PHONE, PageFactory
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 def _png(width: int, height: int, colour: str) -> bytes:
@@ -160,10 +161,7 @@ def test_a_pasted_screenshot_and_a_dropped_file_are_attached(
     expect(files).to_have_count(2)
     expect(files.nth(1)).to_have_attribute("data-delivery", "inline")
 
-    tid(page, "export-button").click()
-    with page.expect_download() as download:
-        tid(page, "export-zip").click()
-    archive = zipfile.ZipFile(download.value.path())
+    archive = zipfile.ZipFile(export(page, "export-zip").path())
     assert any(name.endswith("-data.csv") for name in archive.namelist())
     assert {"chat.md", "chat.json"} <= set(archive.namelist())
 

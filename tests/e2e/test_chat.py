@@ -14,6 +14,7 @@ from playwright.sync_api import Page, Route, expect
 from tests.e2e.pages import (
     assistants,
     current_session_id,
+    export,
     last_assistant,
     open_chat,
     send,
@@ -229,18 +230,14 @@ def test_export_downloads_markdown_and_json(page: Page) -> None:
     wait_finished(last_assistant(page), "SUCCESS")
     session_id = current_session_id(page)
 
-    tid(page, "export-button").click()
-    with page.expect_download() as md_download:
-        tid(page, "export-md").click()
-    markdown = Path(md_download.value.path()).read_text(encoding="utf-8")
-    assert md_download.value.suggested_filename == "export me #say exported answer.md"
+    md_download = export(page, "export-md")
+    markdown = Path(md_download.path()).read_text(encoding="utf-8")
+    assert md_download.suggested_filename == "export me #say exported answer.md"
     assert "export me" in markdown and "exported answer" in markdown
 
-    tid(page, "export-button").click()
-    with page.expect_download() as json_download:
-        tid(page, "export-json").click()
-    assert json_download.value.suggested_filename.endswith(".json")
-    exported = json.loads(Path(json_download.value.path()).read_text(encoding="utf-8"))
+    json_download = export(page, "export-json")
+    assert json_download.suggested_filename.endswith(".json")
+    exported = json.loads(Path(json_download.path()).read_text(encoding="utf-8"))
     text = json.dumps(exported)
     assert "export me" in text and "exported answer" in text
     assert str(session_id) in text or exported

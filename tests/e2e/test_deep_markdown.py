@@ -4,16 +4,15 @@ conversation does not scroll sideways."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import expect
 
 from tests.e2e import seed
 from tests.e2e.pages import last_assistant, open_chat, tid, wait_finished
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import PHONE, PageFactory, page_factory, sideways_overflow
+from tests.e2e.ui_support import PHONE, PageFactory, sideways_overflow
 
 pytestmark = pytest.mark.e2e
 
@@ -27,12 +26,6 @@ BOXES = """(root) => [...root.querySelectorAll('li, blockquote > p')].map((el) =
   const r = el.getBoundingClientRect()
   return [Math.round(r.left), Math.round(r.right), Math.round(r.width)]
 })"""
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 @pytest.mark.parametrize(

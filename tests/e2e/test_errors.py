@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import Page, Route, expect
 
 from tests.e2e.pages import last_assistant, open_chat, session_row, tid, wait_finished
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import DESKTOP, PageFactory, page_factory
+from tests.e2e.ui_support import DESKTOP, PageFactory
 
 pytestmark = pytest.mark.e2e
 
@@ -25,12 +24,6 @@ RATE_LIMITED = {
         "message": "Too many requests from this address; try again in a moment.",
     }
 }
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 def last_toast(page: Page) -> str:

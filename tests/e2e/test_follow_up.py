@@ -4,26 +4,18 @@ to latest" shows only while the list is away from its bottom, on a background of
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e import seed
 from tests.e2e.pages import assistants, last_assistant, open_chat, send, tid, wait_finished
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import SIZES, PageFactory, page_factory
+from tests.e2e.ui_support import SIZES, PageFactory
 
 pytestmark = pytest.mark.e2e
 
 AT_BOTTOM = "(el) => el.scrollHeight - el.scrollTop - el.clientHeight < 2"
 LONG_ANSWER = "#tokens 220"
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 def in_view(target: Locator, listing: Locator) -> bool:

@@ -9,16 +9,15 @@ on request."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Dialog, Locator, Page, expect
+from playwright.sync_api import Dialog, Locator, Page, expect
 
 from tests.e2e import seed
 from tests.e2e.pages import last_assistant, open_chat, tid, wait_finished
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import PHONE, PageFactory, page_factory, sideways_overflow
+from tests.e2e.ui_support import PHONE, PageFactory, sideways_overflow
 
 pytestmark = pytest.mark.e2e
 
@@ -63,12 +62,6 @@ HOSTILE_LOGS = [
     _log("tool_result", WORD, "clarify", toolCallId="c2"),
     _log("steered", WORD),
 ]
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 def _stored_reply(stack: E2EStack, title: str, logs: list[seed.LogLine]) -> int:

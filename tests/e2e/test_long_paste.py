@@ -5,23 +5,14 @@ of the same size given the same paste and keys on the same page (the browser's o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import expect
 
 from tests.e2e.pages import open_chat, tid
-from tests.e2e.stack import E2EStack
 from tests.e2e.typing_cost import PASTED_LINES, TYPED, paste_costs
-from tests.e2e.ui_support import SIZES, PageFactory, page_factory
+from tests.e2e.ui_support import SIZES, PageFactory
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])

@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.pages import (
     current_session_id,
+    export,
     last_assistant,
     open_chat,
     send,
@@ -63,18 +64,14 @@ def test_export_menu_offers_every_version(page: Page) -> None:
     tid(last_assistant(page), "regenerate-button").click()
     wait_finished(last_assistant(page), "SUCCESS")
 
-    tid(page, "export-button").click()
-    with page.expect_download() as download:
-        tid(page, "export-md-all").click()
-    assert download.value.suggested_filename.endswith(" (all versions).md")
-    markdown = Path(download.value.path()).read_text(encoding="utf-8")
+    download = export(page, "export-md-all")
+    assert download.suggested_filename.endswith(" (all versions).md")
+    markdown = Path(download.path()).read_text(encoding="utf-8")
     assert "all branches (every version)" in markdown
     assert "version 1/2" in markdown and "version 2/2" in markdown
 
-    tid(page, "export-button").click()
-    with page.expect_download() as download:
-        tid(page, "export-json-all").click()
-    assert download.value.suggested_filename.endswith(" (all versions).json")
+    download = export(page, "export-json-all")
+    assert download.suggested_filename.endswith(" (all versions).json")
 
 
 def test_memory_over_its_limit_is_said_before_saving(page: Page) -> None:

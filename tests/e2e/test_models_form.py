@@ -6,14 +6,12 @@ and the screen-reader labels "close" and "loading")."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.e2e.pages import open_chat, session_row, tid
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import SIZES, PageFactory, builtin_demo_model, page_factory
+from tests.e2e.ui_support import SIZES, PageFactory, builtin_demo_model
 
 pytestmark = pytest.mark.e2e
 
@@ -32,12 +30,6 @@ WORDS = {
         "no_answer": "没有模型 API 响应",
     },
 }
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 def field_feedback(page: Page, testid: str) -> str:

@@ -4,24 +4,16 @@ phone's empty state points at the menu, and an archived chat says so and waits t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.e2e.pages import open_chat, session_row, tid
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import PHONE, SIZES, PageFactory, page_factory
+from tests.e2e.ui_support import PHONE, SIZES, PageFactory
 
 pytestmark = pytest.mark.e2e
 
 FOCUS_IN_LIST = "() => Boolean(document.activeElement?.closest('#session-list'))"
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])

@@ -4,26 +4,19 @@ and the send button stays on the screen."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, Request, expect
+from playwright.sync_api import Locator, Page, Request, expect
 
 from tests.e2e.pages import last_assistant, open_chat, send, tid, wait_finished
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import PHONE, PageFactory, builtin_demo_model, page_factory
+from tests.e2e.ui_support import PHONE, PageFactory, builtin_demo_model
 
 pytestmark = pytest.mark.e2e
 
 KEYBOARD_UP = {"width": 390, "height": 400}  # what the keyboard leaves of an 844 px screen
 LINES = "\n".join(f"line {i} of a long multi-line message" for i in range(1, 15))
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 def box_of(target: Locator) -> dict[str, float]:

@@ -5,30 +5,14 @@ pickers keep a readable width while the agent runs and waits on a question."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.pages import last_assistant, open_chat, send, settled_box, tid
+from tests.e2e.pages import assert_on_screen, last_assistant, open_chat, send, settled_box, tid
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import DEMO_NAME, SIZES, PageFactory, builtin_demo_model, page_factory
+from tests.e2e.ui_support import DEMO_NAME, SIZES, PageFactory, builtin_demo_model
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
-
-
-def assert_inside_the_screen(page: Page, target: Locator) -> None:
-    box, size = settled_box(target), page.viewport_size
-    assert size is not None
-    assert box["x"] >= 0 and box["y"] >= 0, box
-    assert box["x"] + box["width"] <= size["width"] + 0.5, box
-    assert box["y"] + box["height"] <= size["height"] + 0.5, box
 
 
 CUT = "(el) => [el, ...el.querySelectorAll('*')].some((e) => e.scrollWidth > e.clientWidth + 1)"
@@ -63,14 +47,14 @@ def test_the_pickers_menus_open_inside_the_screen_with_whole_names(
         open_chat(page)
         menu = open_menu(page, "model-select")
         expect(menu).to_contain_text(DEMO_NAME)
-        assert_inside_the_screen(page, menu)
+        assert_on_screen(page, menu)
         assert_not_cut(menu.locator(".n-base-select-option"))
         page.screenshot(path=screenshots / f"pickers-model-{size}-{scheme}.png")
         close_menu(page, "model-select")
 
         menu = open_menu(page, "skill-select")
         expect(menu).to_contain_text("meeting-notes")
-        assert_inside_the_screen(page, menu)
+        assert_on_screen(page, menu)
         assert_not_cut(menu.locator(".n-base-select-option"))
         page.screenshot(path=screenshots / f"pickers-skill-{size}-{scheme}.png")
         close_menu(page, "skill-select")
@@ -78,7 +62,7 @@ def test_the_pickers_menus_open_inside_the_screen_with_whole_names(
         tid(page, "toolsets").click()
         choice = tid(page, "toolsets-choice")
         expect(choice).to_be_visible()
-        assert_inside_the_screen(page, page.locator(".n-popover").filter(has=choice))
+        assert_on_screen(page, page.locator(".n-popover").filter(has=choice))
         page.keyboard.press("Escape")
         expect(choice).to_be_hidden()
 
@@ -98,7 +82,7 @@ def test_the_pickers_keep_a_readable_width_while_guide_and_answer_show(
     for picker in ("model-select", "skill-select"):
         width = settled_box(tid(page, picker))["width"]
         assert width >= 120, (picker, width)
-    assert_inside_the_screen(page, tid(page, "stop-button"))
+    assert_on_screen(page, tid(page, "stop-button"))
     page.screenshot(path=screenshots / f"pickers-running-phone-{scheme}.png")
     tid(page, "answer-button").click()
     expect(reply).to_have_attribute("data-status", "SUCCESS")

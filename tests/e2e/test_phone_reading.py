@@ -9,21 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.e2e.pages import open_chat, tid
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import DESKTOP, PHONE, PageFactory, builtin_demo_model, page_factory
+from tests.e2e.ui_support import DESKTOP, PHONE, PageFactory, builtin_demo_model
 
 pytestmark = pytest.mark.e2e
 
 FOLDED = ("model-select", "skill-select", "composer-meta", "context-meter")
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 @pytest.fixture(scope="module")

@@ -4,22 +4,14 @@ on a phone), Escape closes them, and a tap leaves no tooltip behind."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Locator, expect
 
-from tests.e2e.pages import open_chat, session_row, settled_box, tid
+from tests.e2e.pages import assert_on_screen, open_chat, session_row, settled_box, tid
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import SIZES, PageFactory, builtin_demo_model, page_factory
+from tests.e2e.ui_support import SIZES, PageFactory, builtin_demo_model
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 def assert_next_to(popup: Locator, trigger: Locator) -> None:
@@ -28,13 +20,6 @@ def assert_next_to(popup: Locator, trigger: Locator) -> None:
     vertical = min(abs(p["y"] + p["height"] - t["y"]), abs(t["y"] + t["height"] - p["y"]))
     assert vertical < 16, (p, t)
     assert p["x"] < t["x"] + t["width"] and t["x"] < p["x"] + p["width"], (p, t)
-
-
-def assert_on_screen(page: Page, target: Locator) -> None:
-    box, size = settled_box(target), page.viewport_size
-    assert size is not None
-    assert box["x"] >= 0 and box["y"] >= 0, box
-    assert box["x"] + box["width"] <= size["width"] and box["y"] + box["height"] <= size["height"]
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])
@@ -61,7 +46,7 @@ def test_the_export_menu_and_the_delete_confirms_open_where_they_can_be_read(
     tid(row, "session-delete").click()
     confirm = page.get_by_role("dialog").filter(has_text="Delete")  # over the phone's drawer
     expect(confirm).to_contain_text(f'Delete "popups on a {size}"')
-    assert_on_screen(page, confirm)
+    assert_on_screen(page, confirm, slack=0)
     confirm.get_by_role("button", name="Cancel").click()
     expect(confirm).to_have_count(0)
     expect(row).to_have_count(1)
@@ -72,7 +57,7 @@ def test_the_export_menu_and_the_delete_confirms_open_where_they_can_be_read(
         tid(model, "model-delete").click()
         confirm = page.get_by_role("dialog")
         expect(confirm).to_contain_text(f'Delete the model "{demo["name"]}"?')
-        assert_on_screen(page, confirm)
+        assert_on_screen(page, confirm, slack=0)
         page.keyboard.press("Escape")
         expect(confirm).to_have_count(0)
 

@@ -4,25 +4,17 @@ the live thinking box follows its newest text unless the reader scrolled it up."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e import seed
 from tests.e2e.pages import last_assistant, open_chat, send, tid, wait_finished
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import SIZES, PageFactory, page_factory
+from tests.e2e.ui_support import SIZES, PageFactory
 
 pytestmark = pytest.mark.e2e
 
 GAP = "(el) => Math.round(el.scrollHeight - el.scrollTop - el.clientHeight)"
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 def finger_drag(page: Page, over: Locator, dy: int, steps: int = 20) -> None:

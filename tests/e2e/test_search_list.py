@@ -4,15 +4,13 @@ the words around the hit, the query's words marked."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import expect
 
 from tests.e2e import seed
 from tests.e2e.pages import open_chat, session_row, tid
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import SIZES, PageFactory, page_factory
+from tests.e2e.ui_support import SIZES, PageFactory
 
 pytestmark = pytest.mark.e2e
 
@@ -21,12 +19,6 @@ BROWSER_CLEAR = (
     "(el) => el.type === 'search' && "
     "getComputedStyle(el, '::-webkit-search-cancel-button').display !== 'none'"
 )
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -51,9 +51,8 @@ def token_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[E2EStack]:
 
 
 @pytest.fixture
-def make_page(browser: Browser, token_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, token_stack) as make:
-        yield make
+def page_stack(token_stack: E2EStack) -> E2EStack:
+    return token_stack
 
 
 def test_the_token_dialog_still_answers_a_401_without_accounts(make_page: PageFactory) -> None:

@@ -6,16 +6,15 @@ figures on one line."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import expect
 
 from agentchat.chat.tables import ChatMessage
 from tests.e2e import seed
 from tests.e2e.pages import last_assistant, open_chat, tid
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import SIZES, PageFactory, page_factory
+from tests.e2e.ui_support import SIZES, PageFactory
 
 pytestmark = pytest.mark.e2e
 
@@ -38,12 +37,6 @@ LINES_OF_TEXT = """(el) => {
     range.selectNodeContents(el)
     return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size
 }"""
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 def seed_tools(stack: E2EStack, title: str) -> int:

@@ -13,11 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
-from agentchat.app import create_app
-from agentchat.core.database import Database
-from agentchat.core.settings import Settings
+from tests.e2e.own_stack import own_stack
 from tests.e2e.pages import (
     current_session_id,
     last_assistant,
@@ -27,10 +25,8 @@ from tests.e2e.pages import (
     wait_finished,
 )
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import SIZES, PageFactory, page_factory, run_axe, sideways_overflow
-from tests.support.databases import fresh_database_url, worker_tag
+from tests.e2e.ui_support import SIZES, PageFactory, run_axe, sideways_overflow
 from tests.support.mcp_servers import SCRIPT
-from tests.support.servers import serve_app, start_bridge
 
 pytestmark = pytest.mark.e2e
 
@@ -42,34 +38,13 @@ VIEWS = [("en", "desktop", "light"), ("zh", "phone", "dark")]
 def tools_stack(
     tmp_path_factory: pytest.TempPathFactory, e2e_stack: E2EStack
 ) -> Iterator[E2EStack]:
-    root = tmp_path_factory.mktemp("e2e-tools")
-    database = Database(fresh_database_url("sqlite", root, tag=f"e2e_tools_{worker_tag()}"))
-    bridge = start_bridge(root / "bridge")
-    settings = Settings(
-        data_dir=root / "data",
-        skills_dir=root / "bridge" / "skills",
-        bridge_url=bridge.url,
-        bridge_secret=bridge.secret,
-        start_bridge=False,
-        start_scripted_llm=False,
-        run_rate_per_minute=0,
-    )
-    url, stop_app = serve_app(create_app(settings, database=database))
-    stack = E2EStack(url, database, e2e_stack.scripted_url)
-    try:
-        stack.register_model()
+    with own_stack(tmp_path_factory, "tools", e2e_stack.scripted_url) as stack:
         yield stack
-    finally:
-        stack.close()
-        stop_app()
-        bridge.stop()
-        database.dispose()
 
 
 @pytest.fixture
-def make_page(browser: Browser, tools_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, tools_stack) as make:
-        yield make
+def page_stack(tools_stack: E2EStack) -> E2EStack:
+    return tools_stack
 
 
 @pytest.fixture

@@ -4,11 +4,10 @@ axe-core finding no serious or critical violation on the chat, models and skills
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.e2e import seed
 from tests.e2e.pages import last_assistant, open_chat, send, session_row, tid, wait_finished
@@ -21,7 +20,6 @@ from tests.e2e.ui_support import (
     SIZES,
     PageFactory,
     builtin_demo_model,
-    page_factory,
     run_axe,
     seed_showcase,
     sideways_overflow,
@@ -31,12 +29,6 @@ pytestmark = pytest.mark.e2e
 
 DARK_BACKGROUND = "rgb(15, 17, 21)"
 LIGHT_BACKGROUND = "rgb(255, 255, 255)"
-
-
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
 
 
 @pytest.fixture(scope="module")

@@ -4,15 +4,14 @@ chat's tools (export, reset, memory) and the conversation stay on the screen."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.pages import last_assistant, open_chat, tid, wait_finished
+from tests.e2e.pages import assert_on_screen, last_assistant, open_chat, tid, wait_finished
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import PageFactory, builtin_demo_model, page_factory, sideways_overflow
+from tests.e2e.ui_support import PageFactory, builtin_demo_model, sideways_overflow
 
 pytestmark = pytest.mark.e2e
 
@@ -20,20 +19,9 @@ ZOOM_200 = {"width": 640, "height": 400}  # 1280x800 at 200 %
 ZOOM_200_WIDE = {"width": 683, "height": 384}  # 1366x768 at 200 %
 
 
-@pytest.fixture
-def make_page(browser: Browser, e2e_stack: E2EStack) -> Iterator[PageFactory]:
-    with page_factory(browser, e2e_stack) as make:
-        yield make
-
-
 def fully_on_screen(page: Page, target: Locator) -> None:
     expect(target).to_be_visible()
-    box = target.bounding_box()
-    assert box is not None
-    size = page.viewport_size
-    assert size is not None
-    assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"] + 0.5, box
-    assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"] + 0.5, box
+    assert_on_screen(page, target)
 
 
 @pytest.mark.parametrize("size", [ZOOM_200, ZOOM_200_WIDE], ids=["1280x800", "1366x768"])

@@ -17,8 +17,8 @@ from agentchat.chat.tables import ChatMessage
 from agentchat.core.database import Database
 from agentchat.models.tables import AiModelConfig
 from tests.e2e import seed
-from tests.e2e.conftest import EXPECT_TIMEOUT_MS
 from tests.e2e.stack import E2EStack
+from tests.e2e.timeouts import EXPECT_TIMEOUT_MS
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
