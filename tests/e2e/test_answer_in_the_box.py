@@ -7,12 +7,14 @@ picks its candidate and answers nothing. Desktop in English, a touch phone in Ch
 from __future__ import annotations
 
 import re
+import uuid
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, Request, expect
 
 from tests.e2e.pages import last_assistant, open_chat, send, tid, wait_finished
+from tests.e2e.stack import E2EStack
 from tests.e2e.test_ime import _type_with_ime
 from tests.e2e.ui_support import SIZES, PageFactory, sideways_overflow
 
@@ -96,11 +98,14 @@ def test_the_enter_that_picks_a_candidate_does_not_answer(make_page: PageFactory
     assert len(answers) == 1, answers
 
 
-def test_once_the_question_is_answered_the_box_guides_again(make_page: PageFactory) -> None:
+def test_once_the_question_is_answered_the_box_guides_again(
+    make_page: PageFactory, e2e_stack: E2EStack
+) -> None:
     page = make_page(SIZES["desktop"])
     guides = _posts(page, "/steer")
     open_chat(page)
-    send(page, "#clarify Which colour? | red | blue\n#delay 300\n#tokens 30")
+    gate = f"guide-{uuid.uuid4().hex[:8]}"  # the answer runs until the guidance was shown
+    send(page, f"#clarify Which colour? | red | blue\n#hold {gate}\n#tokens 30")
     reply = last_assistant(page)
     tid(tid(reply, "clarify-panel"), "clarify-choice").filter(has_text="red").click()
     expect(tid(reply, "clarify-answered")).to_contain_text("red")
@@ -111,4 +116,5 @@ def test_once_the_question_is_answered_the_box_guides_again(make_page: PageFacto
     box.press("Enter")
     expect(tid(reply, "steered")).to_contain_text("shorter, please")
     assert len(guides) == 1
+    e2e_stack.release(gate)
     wait_finished(reply, "SUCCESS")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from pathlib import Path
 
 import pytest
@@ -139,14 +140,16 @@ def test_a_failed_answer_shows_its_error_and_retry_regenerates(page: Page) -> No
     expect(tid(retried, "retry-button")).to_be_visible()
 
 
-def test_regenerate_and_switch_versions(page: Page) -> None:
+def test_regenerate_and_switch_versions(page: Page, e2e_stack: E2EStack) -> None:
     open_chat(page)
     # a pause mid-answer: stopped there, version 1 keeps only the first part
-    send(page, "#say first part\n#sleep 4000\n#say second part")
+    gate = f"pause-{uuid.uuid4().hex[:8]}"  # open once version 1 stopped: version 2 goes through
+    send(page, f"#say first part\n#hold {gate}\n#say second part")
     reply = last_assistant(page)
     expect(tid(reply, "answer")).to_have_text("first part")
     tid(page, "stop-button").click()
     wait_finished(reply, "STOPPED")
+    e2e_stack.release(gate)
     first_id = reply.get_attribute("data-message-id")
 
     tid(reply, "regenerate-button").click()

@@ -248,10 +248,12 @@ def test_a_tab_coming_back_shows_what_changed_meanwhile(page: Page, e2e_stack: E
     session_id = e2e_stack.new_session("came back")
     open_chat(page, session_id)
     expect(tid(page, "user-message")).to_have_count(0)
-    e2e_stack.start(session_id, "#delay 50\n#tokens 200")
+    gate = f"back-{uuid.uuid4().hex[:8]}"  # the answer runs until the tab has shown it running
+    e2e_stack.start(session_id, f"#hold {gate}\n#tokens 200")
     page.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")
     reply = last_assistant(page)
     expect(reply).to_have_attribute("data-status", "RUNNING")  # followed live
+    e2e_stack.release(gate)
     wait_finished(reply, "SUCCESS")
     expect(tid(reply, "answer")).to_contain_text("t200")
 

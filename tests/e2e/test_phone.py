@@ -4,6 +4,7 @@ and the send button stays on the screen."""
 from __future__ import annotations
 
 import re
+import uuid
 from pathlib import Path
 
 import pytest
@@ -138,13 +139,14 @@ def test_a_double_tap_on_a_clarify_choice_answers_once(make_page: PageFactory) -
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_reconnect_badge_stays_inside_the_thinking_panel(
-    make_page: PageFactory, scheme: str
+    make_page: PageFactory, e2e_stack: E2EStack, scheme: str
 ) -> None:
     page = make_page(PHONE, scheme)
     open_chat(page)
     stream = re.compile(r"/api/chat/stream")
     page.route(stream, lambda route: route.abort())  # the connection is lost
-    send(page, "#delay 100\n#tokens 200")
+    gate = f"badge-{uuid.uuid4().hex[:8]}"  # the answer stays live until the badge is measured
+    send(page, f"#hold {gate}\n#tokens 200")
     reply = last_assistant(page)
     badge = tid(reply, "reconnect-badge")
     expect(badge).to_contain_text("Connection lost")  # the longest words it says
@@ -153,4 +155,5 @@ def test_the_reconnect_badge_stays_inside_the_thinking_panel(
     assert own["x"] + own["width"] <= panel["x"] + panel["width"], (own, panel)
     assert own["x"] + own["width"] <= PHONE["width"]
     page.unroute(stream)
+    e2e_stack.release(gate)
     wait_finished(reply, "SUCCESS")

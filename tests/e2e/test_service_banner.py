@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, expect
 
@@ -25,7 +26,9 @@ from tests.support.serve_starter import ServeStarter
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 START_TIMEOUT_S = 180.0
-BANNER_TIMEOUT_MS = 40_000  # health is polled every 10 s while all is well
+BANNER_TIMEOUT_MS = 40_000
+OK_POLL_MS = 10_000  # the page polls health this often while all is well...
+PROBLEM_POLL_MS = 3_000  # ...and this often while its banner shows
 RECOVERY_TIMEOUT_MS = 120_000  # the supervisor's back-off after failed restarts reaches 30 s
 Scheme = Literal["light", "dark"]
 SIZES: list[tuple[int, int, Scheme]] = [(1280, 800, "light"), (390, 844, "dark")]  # desktop, phone
@@ -59,6 +62,10 @@ def bridge_kept_down(home: Path) -> Iterator[None]:
         os.close(fd)  # lets go of the lock
 
 
+def _degraded(url: str) -> bool:
+    return bool(httpx.get(url + "/api/health", timeout=2.0).json()["status"] == "degraded")
+
+
 def _contexts(browser: Browser, url: str) -> Iterator[BrowserContext]:
     for width, height, scheme in SIZES:
         ctx = browser.new_context(
@@ -78,12 +85,15 @@ def test_a_banner_shows_while_the_agent_service_is_down(
     try:
         pages = [ctx.new_page() for ctx in contexts]
         for page in pages:
+            page.clock.install()  # the page's own clock, so that its next poll need not be sat out
             page.goto("/chat")
             expect(page.locator("header.app-header")).to_be_visible()
             expect(page.get_by_test_id("service-banner")).to_have_count(0)
 
         with bridge_kept_down(tmp_path / "data" / "hermes-home"):
+            server.wait_until(lambda: _degraded(server.url), "to say the agent is down")
             for page in pages:
+                page.clock.fast_forward(OK_POLL_MS)  # the poll that finds it is due now
                 banner = page.get_by_test_id("service-banner")
                 expect(banner).to_be_visible(timeout=BANNER_TIMEOUT_MS)
                 expect(banner).to_have_attribute("data-kind", "agent")
@@ -92,7 +102,10 @@ def test_a_banner_shows_while_the_agent_service_is_down(
                 width = page.viewport_size["width"] if page.viewport_size else 0
                 assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
                 page.screenshot(path=screenshots / f"service-banner-{width}.png")
-        for page in pages:  # the supervisor restarts the bridge: the banner goes by itself
+        recovery_s = RECOVERY_TIMEOUT_MS / 1000
+        server.wait_until(lambda: not _degraded(server.url), "to say it is back", recovery_s)
+        for page in pages:  # the supervisor restarted the bridge: the banner goes by itself
+            page.clock.fast_forward(PROBLEM_POLL_MS)  # at the page's next poll, due now
             expect(page.get_by_test_id("service-banner")).to_have_count(
                 0, timeout=RECOVERY_TIMEOUT_MS
             )
