@@ -15,9 +15,14 @@ from agentchat.core.settings import Settings
 from tests.support.databases import DIALECTS, clear_tables, fresh_database_url
 from tests.support.kinds import is_server_test
 
-# worker_bridge, worker_scripted_url: one default bridge and scripted model per worker;
-# served: the `serve` processes a test starts, ended after it.
-pytest_plugins = ["tests.support.worker_stack", "tests.support.serve_fixtures"]
+# The stacks tests share, defined once: worker_stack, the worker's bridge and scripted model
+# (`bridge`, `scripted_url`); api_stack, the API on them (`stack`); serve_fixtures, the `serve`
+# processes a test starts (`served`), ended after it.
+pytest_plugins = [
+    "tests.support.worker_stack",
+    "tests.support.api_stack",
+    "tests.support.serve_fixtures",
+]
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,6 @@ import pytest
 from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
-from tests.runs.conftest import bridge, scripted_url  # noqa: F401 (fixtures)
 from tests.support.servers import BridgeProcess, serve_app
 from tests.support.sse import Sse, read_events, until_terminal
 
@@ -108,8 +107,8 @@ def first_admin(url: str, scripted: str, name: str = "alice") -> Person:
 def team(
     tmp_path: Path,
     database: Database,
-    bridge: BridgeProcess,  # noqa: F811
-    scripted_url: str,  # noqa: F811
+    bridge: BridgeProcess,
+    scripted_url: str,
 ) -> Iterator[Team]:
     settings = Settings(
         data_dir=tmp_path / "data",

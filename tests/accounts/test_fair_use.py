@@ -19,7 +19,6 @@ from agentchat.core.clock import utcnow
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from tests.accounts.conftest import PASSWORD, Person, Team, first_admin, sign_in
-from tests.runs.conftest import bridge, scripted_url  # noqa: F401 (fixtures)
 from tests.support.servers import BridgeProcess, serve_app
 
 CLARIFY = "#clarify Which colour? | red | blue"
@@ -62,8 +61,8 @@ class Rated:
 def rated(
     tmp_path: Path,
     database: Database,
-    bridge: BridgeProcess,  # noqa: F811
-    scripted_url: str,  # noqa: F811
+    bridge: BridgeProcess,
+    scripted_url: str,
 ) -> Iterator[Rated]:
     """Three run starts (and three sign-ins) a minute; everyone comes from 127.0.0.1."""
     settings = Settings(

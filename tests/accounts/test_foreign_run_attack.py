@@ -19,7 +19,6 @@ from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from tests.accounts.conftest import PASSWORD, Person, first_admin, sign_in
-from tests.runs.conftest import scripted_url  # noqa: F401 (fixture)
 from tests.support.servers import BridgeProcess, serve_app, start_bridge
 from tests.support.sse import read_events
 
@@ -37,7 +36,7 @@ def people(
     tmp_path: Path,
     database: Database,
     terminal_bridge: BridgeProcess,
-    scripted_url: str,  # noqa: F811
+    scripted_url: str,
 ) -> Iterator[tuple[Person, Person]]:
     settings = Settings(
         data_dir=tmp_path / "data",

@@ -20,7 +20,6 @@ from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from tests.accounts.conftest import PASSWORD, sign_in
 from tests.accounts.test_agent_memory import _memory_text, _prompt_holds
-from tests.runs.conftest import scripted_url  # noqa: F401 (fixture)
 from tests.support.servers import BridgeProcess, serve_app, start_bridge
 from tests.support.sse import read_events, until_terminal
 
@@ -53,7 +52,7 @@ def test_the_first_administrator_takes_the_agents_memory_and_skills(
     tmp_path: Path,
     database: Database,
     own_bridge: BridgeProcess,
-    scripted_url: str,  # noqa: F811
+    scripted_url: str,
 ) -> None:
     settings = Settings(
         data_dir=tmp_path / "data",

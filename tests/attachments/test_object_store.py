@@ -5,10 +5,10 @@ nothing stored, and a question's file reaches the real hermes-agent through the 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -27,9 +27,8 @@ from tests.attachments.conftest import (
 )
 from tests.attachments.files import png
 from tests.reliability.helpers import wait_for
-from tests.runs.conftest import Stack, make_stack
+from tests.support.api_stack import Stack
 from tests.support.s3_server import S3Server, running
-from tests.support.servers import BridgeProcess
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -45,7 +44,8 @@ def bucket(s3: S3Server, request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def s3_settings(tmp_path: Path, s3: S3Server, bucket: str) -> Settings:
+def settings(tmp_path: Path, s3: S3Server, bucket: str) -> Settings:
+    """The settings of `client`'s app (tests/conftest.py): the object store in its bucket."""
     return Settings(
         data_dir=tmp_path / "data",
         start_bridge=False,
@@ -54,19 +54,12 @@ def s3_settings(tmp_path: Path, s3: S3Server, bucket: str) -> Settings:
     )
 
 
-@contextlib.asynccontextmanager
-async def _client(database: Database, settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    try:
-        async with client_on(database, settings) as c:
-            yield c
-    finally:
-        configure_store(database, Settings())  # the next test's app on this database: its own
-
-
-@pytest.fixture
-async def client(database: Database, s3_settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    async with _client(database, s3_settings) as c:
-        yield c
+@pytest.fixture(autouse=True)
+def _store_reset(database: Database) -> Iterator[None]:
+    """Each app here configures the object store on the database; the next test's app on this
+    database configures its own."""
+    yield
+    configure_store(database, Settings())
 
 
 DATA = b"".join(f"line {i:06d} of the report\n".encode() for i in range(40_000))  # ~1 MiB
@@ -136,7 +129,7 @@ async def test_an_unreachable_store_is_a_503_and_nothing_is_stored(
         start_scripted_llm=False,
         **down.settings(bucket),
     )
-    async with _client(database, settings) as c:
+    async with client_on(database, settings) as c:
         chat = await new_chat(c)
         response = await attach(c, chat, "report.txt", DATA)
 
@@ -149,28 +142,8 @@ async def test_an_unreachable_store_is_a_503_and_nothing_is_stored(
 
 
 @pytest.fixture
-def scripted_url(worker_scripted_url: str) -> str:
-    return worker_scripted_url
-
-
-@pytest.fixture
-def bridge(worker_bridge: BridgeProcess) -> BridgeProcess:
-    return worker_bridge
-
-
-@pytest.fixture
-def stack(
-    tmp_path: Path,
-    database: Database,
-    bridge: BridgeProcess,
-    scripted_url: str,
-    s3: S3Server,
-    bucket: str,
-) -> Iterator[Stack]:
-    value, close = make_stack(tmp_path, database, bridge, scripted_url, **s3.settings(bucket))
-    yield value
-    close()
-    configure_store(database, Settings())
+def stack_settings(s3: S3Server, bucket: str) -> dict[str, Any]:
+    return s3.settings(bucket)
 
 
 def test_a_file_from_the_object_store_reaches_the_agents_workspace(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,37 +15,20 @@ import pytest
 from sqlalchemy import select
 
 from agentchat.chat.tables import ChatMessage, ChatSession
-from agentchat.core.database import Database
-from agentchat.scripted_llm.server import serve_in_thread
 from tests.attachments.files import pdf_with_text, png
-from tests.runs.conftest import Stack, make_stack
-from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.api_stack import Stack
+from tests.support.own_bridge import own_bridge
 
 pytestmark = pytest.mark.timeout(300)
 TOOLSETS = "clarify,todo,memory,skills,file"
 
 
-@pytest.fixture(scope="module")
-def scripted_url() -> Iterator[str]:
-    url, stop = serve_in_thread()
-    yield url
-    stop()
-
-
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    process = start_bridge(tmp_path_factory.mktemp("bridge"), AGENTCHAT_AGENT_TOOLSETS=TOOLSETS)
-    yield process
-    process.stop()
+bridge = own_bridge(AGENTCHAT_AGENT_TOOLSETS=TOOLSETS)
 
 
 @pytest.fixture
-def stack(
-    tmp_path: Path, database: Database, bridge: BridgeProcess, scripted_url: str
-) -> Iterator[Stack]:
-    value, close = make_stack(tmp_path, database, bridge, scripted_url, agent_toolsets=TOOLSETS)
-    yield value
-    close()
+def stack_settings() -> dict[str, Any]:
+    return {"agent_toolsets": TOOLSETS}
 
 
 def _upload(stack: Stack, chat: int, name: str, data: bytes) -> dict[str, Any]:

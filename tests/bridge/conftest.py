@@ -27,14 +27,9 @@ def recorder() -> Iterator[RecordingModel]:
         yield model
 
 
-@pytest.fixture(scope="module")
-def bridge(worker_bridge: BridgeProcess) -> BridgeProcess:
-    """The worker's bridge with the default settings (modules that need others define their
-    own)."""
-    return worker_bridge
-
-
 @pytest.fixture
 async def client(bridge: BridgeProcess) -> AsyncIterator[BridgeClient]:
+    """A client of `bridge`: the worker's (tests/support/worker_stack.py), or the module's own
+    (tests/support/own_bridge.py)."""
     async with BridgeClient(bridge.url, bridge.secret) as value:
         yield value

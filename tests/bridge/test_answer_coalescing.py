@@ -8,7 +8,6 @@ import asyncio
 import itertools
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -23,7 +22,8 @@ from agentchat.protocol.events import (
     ToolCallMeta,
 )
 from tests.bridge.support import run_turn
-from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.own_bridge import own_bridge
+from tests.support.servers import BridgeProcess
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -125,11 +125,7 @@ async def test_a_delta_with_extra_fields_keeps_them_alone() -> None:
 # ── the real bridge ─────────────────────────────────────────────────────────────────────
 
 
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    process = start_bridge(tmp_path_factory.mktemp("coalesce"))
-    yield process
-    process.stop()
+bridge = own_bridge()  # a quiet one: its timings are this module's measure
 
 
 async def test_a_fast_model_streams_fewer_larger_answer_events(

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 
 from agentchat.bridge_client.client import BridgeClient, BridgeUnavailable
 from tests.bridge.support import Event, Turn, run_turn
-from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.own_bridge import own_bridge
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -23,22 +23,10 @@ Always answer in haiku.
 """
 
 
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    root = tmp_path_factory.mktemp("fidelity")
-    skill = root / "skills" / "demo-skill"
-    skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text(SKILL_MD, encoding="utf-8")
-    toolsets = "clarify,todo,memory,skills,terminal"  # terminal: for the approval test
-    process = start_bridge(root, AGENTCHAT_AGENT_TOOLSETS=toolsets)
-    yield process
-    process.stop()
-
-
-@pytest.fixture
-async def client(bridge: BridgeProcess) -> AsyncIterator[BridgeClient]:
-    async with BridgeClient(bridge.url, secret=bridge.secret) as c:
-        yield c
+# terminal: for the approval test
+bridge = own_bridge(
+    skills={"demo-skill": SKILL_MD}, AGENTCHAT_AGENT_TOOLSETS="clarify,todo,memory,skills,terminal"
+)
 
 
 async def test_a_stalled_stream_is_stored_once_without_the_nudge(

@@ -2,35 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-
 import httpx
 import pytest
 
 from agentchat.bridge_client.client import BridgeClient, BridgeUnavailable
 from tests.bridge.support import chat_history, run_turn
-from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.own_bridge import own_bridge
+from tests.support.servers import BridgeProcess
 
 pytestmark = pytest.mark.timeout(90)
 
 SECRET = "s3cret-for-tests"
 
 
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    env = {
-        "AGENTCHAT_BRIDGE_POOL_SIZE": "2",
-        "AGENTCHAT_BRIDGE_CLARIFY_TIMEOUT_S": "1.5",
-    }
-    process = start_bridge(tmp_path_factory.mktemp("small-bridge"), secret=SECRET, **env)
-    yield process
-    process.stop()
-
-
-@pytest.fixture
-async def client(bridge: BridgeProcess) -> AsyncIterator[BridgeClient]:
-    async with BridgeClient(bridge.url, secret=SECRET) as c:
-        yield c
+bridge = own_bridge(
+    secret=SECRET, AGENTCHAT_BRIDGE_POOL_SIZE="2", AGENTCHAT_BRIDGE_CLARIFY_TIMEOUT_S="1.5"
+)
 
 
 async def test_lru_eviction_keeps_conversations_right(

@@ -8,7 +8,6 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,8 @@ import pytest
 from agentchat.bridge_client.client import BridgeClient, BridgeUnavailable
 from agentchat.local_stack import free_port
 from tests.bridge.support import Event, Turn, chat_history, model, run_turn
-from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.own_bridge import own_bridge
+from tests.support.servers import BridgeProcess
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -28,23 +28,11 @@ Always answer in haiku.
 """
 
 
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    root = tmp_path_factory.mktemp("bridge")
-    skill = root / "skills" / "demo-skill"
-    skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text(SKILL_MD, encoding="utf-8")
-    # terminal and file are enabled for the tests that use them; a request narrows them away
-    toolsets = "clarify,todo,memory,skills,terminal,file"
-    process = start_bridge(root, AGENTCHAT_AGENT_TOOLSETS=toolsets)
-    yield process
-    process.stop()
-
-
-@pytest.fixture
-async def client(bridge: BridgeProcess) -> AsyncIterator[BridgeClient]:
-    async with BridgeClient(bridge.url, secret=bridge.secret) as c:
-        yield c
+# terminal and file are enabled for the tests that use them; a request narrows them away
+bridge = own_bridge(
+    skills={"demo-skill": SKILL_MD},
+    AGENTCHAT_AGENT_TOOLSETS="clarify,todo,memory,skills,terminal,file",
+)
 
 
 async def test_scripted_turn_emits_every_kind_in_order(

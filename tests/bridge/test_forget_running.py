@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -19,19 +18,14 @@ import pytest
 
 from agentchat.bridge_client.client import BridgeClient
 from tests.bridge.support import Event, Turn, run_turn
-from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.own_bridge import own_bridge
+from tests.support.servers import BridgeProcess
 
 pytestmark = pytest.mark.timeout(180)
 
 
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    """Its agent writes files (the `client` fixture of conftest.py talks to this one)."""
-    process = start_bridge(
-        tmp_path_factory.mktemp("forget-running"), AGENTCHAT_AGENT_TOOLSETS="todo,file"
-    )
-    yield process
-    process.stop()
+# Its agent writes files (the `client` fixture of conftest.py talks to this one).
+bridge = own_bridge(AGENTCHAT_AGENT_TOOLSETS="todo,file")
 
 
 def _wait_gone(folder: Path, timeout: float = 30.0) -> bool:

@@ -15,18 +15,14 @@ from agentchat.bridge_client.client import BridgeClient
 from agentchat.protocol.mcp import McpServerWire
 from tests.bridge.support import Event, Turn, run_turn
 from tests.support.mcp_servers import served_over_http, setup, stdio_server
-from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.own_bridge import own_bridge
 
 pytestmark = pytest.mark.timeout(120)
 
 ADD = '#tool mcp__tools__add {"a": 2, "b": 3}\n#echo-tool-result'
 
 
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    process = start_bridge(tmp_path_factory.mktemp("mcp-bridge"))
-    yield process
-    process.stop()
+bridge = own_bridge()  # its MCP server processes are this module's alone
 
 
 @pytest.fixture(scope="module")

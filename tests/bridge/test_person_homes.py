@@ -6,27 +6,21 @@ hermes' `skill_manage` and `memory` tools."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
 from agentchat.bridge_client.client import BridgeClient
 from tests.bridge.support import Turn, run_turn
-from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.own_bridge import own_bridge
+from tests.support.servers import BridgeProcess
 
 pytestmark = pytest.mark.timeout(180)
 
 SKILL = "---\nname: quokka-care\ndescription: How Bob's agent cares for quokkas.\n---\nFeed them.\n"
 
 
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    """Skill management on (the `client` fixture of conftest.py talks to this one)."""
-    process = start_bridge(
-        tmp_path_factory.mktemp("person-homes"), AGENTCHAT_AGENT_SKILL_MANAGEMENT="1"
-    )
-    yield process
-    process.stop()
+# Skill management on (the `client` fixture of conftest.py talks to this one).
+bridge = own_bridge(AGENTCHAT_AGENT_SKILL_MANAGEMENT="1")
 
 
 def _said(turn: Turn) -> str:

@@ -11,7 +11,7 @@ import pytest
 
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
-from tests.runs.conftest import Stack, make_stack
+from tests.support.api_stack import Stack, make_stack
 from tests.support.servers import BridgeProcess
 
 DEFAULT_TOOLSETS = ["clarify", "todo", "memory", "skills"]

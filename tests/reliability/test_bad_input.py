@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 
 from tests.reliability.helpers import wait_for
-from tests.runs.conftest import Stack
+from tests.support.api_stack import Stack
 
 UNKNOWN_RUN = "0" * 32
 

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from agentchat.core.database import Database
 from tests.reliability.helpers import answers, log_kinds, wait_for
-from tests.runs.conftest import make_stack
+from tests.support.api_stack import make_stack
 from tests.support.servers import start_bridge
 
 FIRST = "#think planning the first answer\n#todo read; write\n#say first answer"

@@ -5,7 +5,7 @@ the provider asked to wait (the page's "wait a minute" is not always right)."""
 from __future__ import annotations
 
 from tests.reliability.helpers import answers
-from tests.runs.conftest import Stack
+from tests.support.api_stack import Stack
 
 
 def _error_of(stack: Stack, message: str) -> str:

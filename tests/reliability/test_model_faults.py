@@ -11,7 +11,7 @@ import pytest
 
 from tests.reliability.fake_provider import broken_stream_endpoint
 from tests.reliability.helpers import answers
-from tests.runs.conftest import Stack
+from tests.support.api_stack import Stack
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "agentchat"
 

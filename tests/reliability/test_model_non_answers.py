@@ -11,7 +11,7 @@ import json
 from agentchat.chat import tree
 from agentchat.runs.history import history_for
 from tests.reliability.helpers import answers, log_kinds, streamed_text
-from tests.runs.conftest import Stack
+from tests.support.api_stack import Stack
 
 HERMES_WORDS = ("No reply", "`continue`", "(empty)", "I apologize")
 

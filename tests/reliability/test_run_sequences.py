@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from agentchat.chat.tables import ChatMessage
 from tests.reliability.helpers import SETTLED, wait_for
-from tests.runs.conftest import Stack
+from tests.support.api_stack import Stack
 
 SCRIPTS = ["#say x", "#delay 5\n#tokens 20", "#fail 500", "#think hm\n#say y"]
 OPS = ["run", "run", "regenerate", "edit", "activate", "stop", "delete"]

@@ -10,15 +10,10 @@ several request timeouts (measured with the default 300 s: 20 and 30 minutes).""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-
-from agentchat.core.database import Database
 from tests.reliability.helpers import answers, wait_for
-from tests.runs.conftest import Stack, make_stack
-from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.api_stack import Stack
+from tests.support.own_bridge import own_bridge
 
 SILENCE_S = 3.0
 SILENT_ENV = {"AGENTCHAT_BRIDGE_REQUEST_TIMEOUT_S": str(SILENCE_S)}
@@ -26,20 +21,7 @@ SILENT_ENV = {"AGENTCHAT_BRIDGE_REQUEST_TIMEOUT_S": str(SILENCE_S)}
 GAVE_UP = f"sent nothing for {SILENCE_S:g} s"
 
 
-@pytest.fixture(scope="module")
-def silent_bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    process = start_bridge(tmp_path_factory.mktemp("silent-bridge"), **SILENT_ENV)
-    yield process
-    process.stop()
-
-
-@pytest.fixture
-def stack(
-    tmp_path: Path, database: Database, silent_bridge: BridgeProcess, scripted_url: str
-) -> Iterator[Stack]:
-    value, close = make_stack(tmp_path, database, silent_bridge, scripted_url)
-    yield value
-    close()
+bridge = own_bridge(**SILENT_ENV)  # the package's `stack` on it
 
 
 def _timed_ask(stack: Stack, session_id: int, message: str) -> tuple[float, list]:

@@ -8,23 +8,18 @@ import socket
 from urllib.parse import urlsplit
 
 import httpx
-import pytest
 
 from agentchat.protocol.sse import aparse_lines
 from tests.reliability.helpers import wait_for
-from tests.runs.conftest import Stack
-from tests.support.servers import BridgeProcess
+from tests.support.api_stack import Stack
 from tests.support.sse import Sse, until_terminal
 
+# `bridge` here is the worker's with the default settings, not the package's fast-failing one:
+# these runs are slow on purpose, and on a loaded machine a 2 s gap between two chunks made the
+# fast-failing bridge give up on the model (the run ended FAILED, the test with it).
+from tests.support.worker_stack import bridge  # noqa: F401 (the fixture)
+
 CLIENTS = 200
-
-
-@pytest.fixture(scope="module")
-def bridge(worker_bridge: BridgeProcess) -> BridgeProcess:
-    """The worker's bridge with the default settings, not the package's fast-failing one: these
-    runs are slow on purpose, and on a loaded machine a 2 s gap between two chunks made the
-    fast-failing bridge give up on the model (the run ended FAILED, the test with it)."""
-    return worker_bridge
 
 
 def _state(stack: Stack, run_id: str) -> str:

@@ -4,32 +4,11 @@ the list's badge, the page's answer box, and a late answer failed with a bridge 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
-from agentchat.core.database import Database
-from tests.runs.conftest import Stack, make_stack
-from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.api_stack import Stack
+from tests.support.own_bridge import own_bridge
 from tests.support.sse import Sse
 
-
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    root = tmp_path_factory.mktemp("bridge")
-    process = start_bridge(root, AGENTCHAT_BRIDGE_CLARIFY_TIMEOUT_S="2")
-    yield process
-    process.stop()
-
-
-@pytest.fixture
-def stack(
-    tmp_path: Path, database: Database, bridge: BridgeProcess, scripted_url: str
-) -> Iterator[Stack]:
-    value, close = make_stack(tmp_path, database, bridge, scripted_url)
-    yield value
-    close()
+bridge = own_bridge(AGENTCHAT_BRIDGE_CLARIFY_TIMEOUT_S="2")
 
 
 def _asked(events: list[Sse]) -> bool:

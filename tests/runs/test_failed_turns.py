@@ -7,7 +7,7 @@ import json
 
 from agentchat.chat import tree
 from agentchat.runs.history import history_for
-from tests.runs.conftest import Stack
+from tests.support.api_stack import Stack
 
 
 def _next_history(stack: Stack, session_id: int) -> list[dict[str, object]]:

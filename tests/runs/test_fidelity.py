@@ -4,13 +4,14 @@ and shown (stall, interim text, memory, skills)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agentchat.core.database import Database
-from tests.runs.conftest import Stack, make_stack
+from tests.support.api_stack import Stack, make_stack
+from tests.support.own_bridge import own_bridge
 from tests.support.servers import BridgeProcess, start_bridge
 from tests.support.sse import Sse, until_terminal
 
@@ -22,25 +23,17 @@ Always answer in haiku, five seven five.
 """
 
 
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    """This module's bridge also allows `terminal` (the approval test enables it in the API)."""
-    toolsets = "clarify,todo,memory,skills,terminal"
-    process = start_bridge(tmp_path_factory.mktemp("bridge"), AGENTCHAT_AGENT_TOOLSETS=toolsets)
-    yield process
-    process.stop()
+# This module's bridge also allows `terminal` (the approval test enables it in the API).
+bridge = own_bridge(AGENTCHAT_AGENT_TOOLSETS="clarify,todo,memory,skills,terminal")
 
 
 @pytest.fixture
-def stack(
-    tmp_path: Path, database: Database, bridge: BridgeProcess, scripted_url: str
-) -> Iterator[Stack]:
+def stack_settings(bridge: BridgeProcess) -> dict[str, Any]:
+    """The API's skills directory is the bridge's, with a skill in it."""
     skills = bridge.home.parent / "skills"  # the directory the bridge gives hermes
     (skills / "haiku-skill").mkdir(parents=True, exist_ok=True)
     (skills / "haiku-skill" / "SKILL.md").write_text(SKILL_MD, encoding="utf-8")
-    value, close = make_stack(tmp_path, database, bridge, scripted_url, skills_dir=skills)
-    yield value
-    close()
+    return {"skills_dir": skills}
 
 
 def _answer(stack: Stack, session_id: int) -> dict[str, object]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import text
 
-from tests.runs.conftest import Stack
+from tests.support.api_stack import Stack
 
 SCRIPT = (
     "Plan the week\n#todo buy vegetables for the soup;cook the soup;write the shopping list\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from agentchat.chat import tree
-from tests.runs.conftest import Stack
+from tests.support.api_stack import Stack
 
 
 def _final(events: list) -> str:  # type: ignore[type-arg]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.runs.conftest import Stack
+from tests.support.api_stack import Stack
 
 SCRIPT = "Which skills?\n#think let me look at the skills\n#tool skills_list {}\n#say all done"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from agentchat.chat.tables import ChatMessage, ChatSession
 from agentchat.core.database import Database
 from agentchat.runs.store import LOST_ERROR
-from tests.runs.conftest import Stack, make_stack
+from tests.support.api_stack import Stack, make_stack
 from tests.support.servers import BridgeProcess, start_bridge
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agentchat.core.database import Database
 from tests.reliability.helpers import wait_for
-from tests.runs.conftest import Stack, make_stack
+from tests.support.api_stack import Stack, make_stack
 from tests.support.servers import BridgeProcess
 
 

@@ -8,7 +8,7 @@ import threading
 from sqlalchemy import select
 
 from agentchat.chat.tables import ChatMessageLog
-from tests.runs.conftest import Stack
+from tests.support.api_stack import Stack
 from tests.support.sse import Sse, read_events
 
 SCRIPT = "#think planning the answer\n#todo write; check\n#tool skills_list {}\n#say all done"

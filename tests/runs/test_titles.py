@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.runs.conftest import Stack
+from tests.support.api_stack import Stack
 
 
 def _title(stack: Stack, session_id: int) -> str | None:

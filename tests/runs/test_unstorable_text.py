@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentchat.core.database import Database
-from tests.runs.conftest import Stack, make_stack
+from tests.support.api_stack import Stack, make_stack
 from tests.support.servers import BridgeProcess
 from tests.support.sse import Sse
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.runs.conftest import Stack
+from tests.support.api_stack import Stack
 
 
 def _answer(stack: Stack, session_id: int, message: str, **extra: Any) -> dict[str, Any]:

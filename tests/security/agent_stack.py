@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,6 +39,29 @@ def local_stack(
         yield local
     finally:
         local.stop_bridge()
+
+
+def agent_stack_fixtures(
+    toolsets: str, env: dict[str, str] | None = None, files: dict[str, str] | None = None
+) -> tuple[Any, Any]:
+    """A module's `stack` (`local_stack` with these, for the module; `files`: texts by name
+    written to its data folder once it runs) and `client` (a bridge client of it, per test).
+    Declared as `stack, client = agent_stack_fixtures(...)`."""
+
+    @pytest.fixture(scope="module", name="stack")
+    def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
+        data = tmp_path_factory.mktemp("agent-stack")
+        with local_stack(data, toolsets, env) as local:
+            for name, text in (files or {}).items():
+                (data / name).write_text(text, encoding="utf-8")
+            yield local
+
+    @pytest.fixture(name="client")
+    async def client(stack: LocalStack) -> AsyncIterator[BridgeClient]:
+        async with bridge_client(stack) as value:
+            yield value
+
+    return stack, client
 
 
 @asynccontextmanager

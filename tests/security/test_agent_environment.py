@@ -6,7 +6,6 @@ enabled by the operator, and the agent is told to print its environment.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ import pytest
 from agentchat.bridge_client.client import BridgeClient
 from agentchat.local_stack import LocalStack
 from tests.bridge.support import Event, Turn, run_turn
-from tests.security.agent_stack import bridge_client, call_tool, local_stack
+from tests.security.agent_stack import agent_stack_fixtures, call_tool
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -28,18 +27,7 @@ PLANTED = {
 }
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
-    with local_stack(
-        tmp_path_factory.mktemp("env-stack"), "clarify,todo,skills,terminal", PLANTED
-    ) as local:
-        yield local
-
-
-@pytest.fixture
-async def client(stack: LocalStack) -> AsyncIterator[BridgeClient]:
-    async with bridge_client(stack) as c:
-        yield c
+stack, client = agent_stack_fixtures("clarify,todo,skills,terminal", env=PLANTED)
 
 
 async def _terminal(

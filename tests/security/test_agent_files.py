@@ -11,7 +11,6 @@ file tools now work inside the chat's scratch folder only.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,11 @@ from agentchat.bridge_client.client import BridgeClient
 from agentchat.local_stack import LocalStack
 from agentchat.skills.service import registry_for
 from tests.bridge.support import run_turn
-from tests.security.agent_stack import answer, bridge_client, call_tool, local_stack
+from tests.security.agent_stack import (
+    agent_stack_fixtures,
+    answer,
+    call_tool,
+)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -28,18 +31,9 @@ KEY_TEXT = "PLANTED-FERNET-KEY-0123456789"
 REFUSED = "outside this chat's scratch folder"
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
-    data = tmp_path_factory.mktemp("files-stack")
-    with local_stack(data, "clarify,todo,memory,skills,file") as local:
-        (data / "secret.key").write_text(KEY_TEXT, encoding="utf-8")
-        yield local
-
-
-@pytest.fixture
-async def client(stack: LocalStack) -> AsyncIterator[BridgeClient]:
-    async with bridge_client(stack) as c:
-        yield c
+stack, client = agent_stack_fixtures(
+    "clarify,todo,memory,skills,file", files={"secret.key": KEY_TEXT}
+)
 
 
 def _data(stack: LocalStack) -> Path:

@@ -19,6 +19,7 @@ from agentchat.core.database import Database
 from tests.bridge.support import model, run_turn
 from tests.models.fake_provider import serve
 from tests.security.conftest import client_for, make_settings
+from tests.support.own_bridge import own_bridge
 from tests.support.servers import BridgeProcess, start_bridge
 
 pytestmark = pytest.mark.timeout(180)
@@ -121,11 +122,7 @@ async def test_the_model_test_still_reaches_an_allowed_host(
     assert hits[-1] == "/v1/chat/completions"
 
 
-@pytest.fixture(scope="module")
-def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    process = start_bridge(tmp_path_factory.mktemp("bridge"))
-    yield process
-    process.stop()
+bridge = own_bridge()
 
 
 async def _turn(bridge: BridgeProcess, base_url: str, **extra: Any) -> Any:

@@ -6,7 +6,8 @@ reliability tests that need no fast-failing bridge).
 Starting a bridge imports hermes-agent (seconds of CPU); once per module it cost more than a
 minute of the suite. Tests keep their isolation through what they own: a new database content
 per test, new sessions (the bridge's agents, workspaces and runs are per session), new people.
-A module that needs a bridge with other settings still defines its own `bridge`.
+A module or folder that needs a bridge with other settings declares its own `bridge`
+(tests/support/own_bridge.py), which takes the place of this one there.
 """
 
 from __future__ import annotations
@@ -33,3 +34,16 @@ def worker_bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgePr
     process = start_bridge(tmp_path_factory.mktemp("worker-bridge"))
     yield process
     process.stop()
+
+
+@pytest.fixture(scope="session")
+def scripted_url(worker_scripted_url: str) -> str:
+    """The scripted model the stack fixtures register (the worker's)."""
+    return worker_scripted_url
+
+
+@pytest.fixture(scope="session")
+def bridge(worker_bridge: BridgeProcess) -> BridgeProcess:
+    """The bridge the stack fixtures talk to: the worker's, unless a module or folder declares
+    its own (tests/support/own_bridge.py)."""
+    return worker_bridge

@@ -1,5 +1,6 @@
-"""The whole stack for run tests: scripted model (thread), bridge (subprocess), API (thread).
-The model and the bridge are the worker's (tests/support/worker_stack.py)."""
+"""The whole stack for run tests: the scripted model (thread), the bridge (subprocess), the API
+(thread) on the test's database. `stack` is it; `make_stack` for a test that needs a second
+one or other settings for one test."""
 
 from __future__ import annotations
 
@@ -16,18 +17,6 @@ from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from tests.support.servers import BridgeProcess, serve_app
 from tests.support.sse import Sse, read_events, until_terminal
-
-
-@pytest.fixture(scope="module")
-def scripted_url(worker_scripted_url: str) -> str:
-    """The worker's scripted model (tests/support/worker_stack.py)."""
-    return worker_scripted_url
-
-
-@pytest.fixture(scope="module")
-def bridge(worker_bridge: BridgeProcess) -> BridgeProcess:
-    """The worker's default bridge; a module that needs other settings defines its own."""
-    return worker_bridge
 
 
 @dataclass
@@ -107,9 +96,22 @@ def make_stack(
 
 
 @pytest.fixture
+def stack_settings() -> dict[str, Any]:
+    """The API's settings under `stack` beyond the bridge's: a module or folder whose API needs
+    others (a toolset, the object store, no run rate) overrides this, not `stack`."""
+    return {}
+
+
+@pytest.fixture
 def stack(
-    tmp_path: Path, database: Database, bridge: BridgeProcess, scripted_url: str
+    tmp_path: Path,
+    database: Database,
+    bridge: BridgeProcess,
+    scripted_url: str,
+    stack_settings: dict[str, Any],
 ) -> Iterator[Stack]:
-    value, close = make_stack(tmp_path, database, bridge, scripted_url)
+    """The API on a thread, on `bridge` (the worker's unless the module declares its own), with
+    the scripted model registered as the default."""
+    value, close = make_stack(tmp_path, database, bridge, scripted_url, **stack_settings)
     yield value
     close()
