@@ -16,11 +16,12 @@ from tests.support.databases import DIALECTS, clear_tables, fresh_database_url
 from tests.support.kinds import is_server_test
 
 # The stacks tests share, defined once: worker_stack, the worker's bridge and scripted model
-# (`bridge`, `scripted_url`); api_stack, the API on them (`stack`); serve_fixtures, the `serve`
-# processes a test starts (`served`), ended after it.
+# (`bridge`, `scripted_url`); api_stack, the API on them (`stack`); team_stack, with accounts
+# (`team`); serve_fixtures, the `serve` processes a test starts (`served`), ended after it.
 pytest_plugins = [
     "tests.support.worker_stack",
     "tests.support.api_stack",
+    "tests.support.team_stack",
     "tests.support.serve_fixtures",
 ]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.accounts.conftest import Person, Team
 from tests.support.servers import BridgeProcess
+from tests.support.team_stack import Person, Team
 
 FACT = "Bob keeps three quokkas QUOKKA-FACT-7"
 

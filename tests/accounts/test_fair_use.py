@@ -4,22 +4,15 @@ address do not share a bucket), and an invitation link that has expired."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
 
 import httpx
 import pytest
 from sqlalchemy import update
 
 from agentchat.accounts.tables import AccountToken
-from agentchat.app import create_app
 from agentchat.core.clock import utcnow
-from agentchat.core.database import Database
-from agentchat.core.settings import Settings
-from tests.accounts.conftest import PASSWORD, Person, Team, first_admin, sign_in
-from tests.support.servers import BridgeProcess, serve_app
+from tests.support.team_stack import PASSWORD, Team
 
 CLARIFY = "#clarify Which colour? | red | blue"
 
@@ -49,45 +42,13 @@ def test_one_person_runs_at_most_their_share_at_once(team: Team) -> None:
     assert bob.events(again["runId"])[-1].event == "workflow_complete"
 
 
-@dataclass
-class Rated:
-    admin: Person
-    bob: Person
-    carol: Person
-    settings: Settings
+# Three run starts (and three sign-ins, three sign-ups) a minute; everyone comes from 127.0.0.1.
+THREE_A_MINUTE = pytest.mark.parametrize("team_run_rate", [3])
 
 
-@pytest.fixture
-def rated(
-    tmp_path: Path,
-    database: Database,
-    bridge: BridgeProcess,
-    scripted_url: str,
-) -> Iterator[Rated]:
-    """Three run starts (and three sign-ins) a minute; everyone comes from 127.0.0.1."""
-    settings = Settings(
-        data_dir=tmp_path / "data",
-        bridge_url=bridge.url,
-        bridge_secret=bridge.secret,
-        start_bridge=False,
-        start_scripted_llm=False,
-        run_rate_per_minute=3,
-    )
-    url, stop = serve_app(create_app(settings, database=database))
-    admin = first_admin(url, scripted_url)
-    for name in ("bob", "carol"):
-        admin.post("/api/admin/users", {"username": name, "password": PASSWORD}, expect=201)
-    bob, carol = sign_in(url, "bob"), sign_in(url, "carol")
-    try:
-        yield Rated(admin, bob, carol, settings)
-    finally:
-        for person in (admin, bob, carol):
-            person.http.close()
-        stop()
-
-
-def test_run_starts_are_counted_per_person_not_per_address(rated: Rated) -> None:
-    bob, carol = rated.bob, rated.carol
+@THREE_A_MINUTE
+def test_run_starts_are_counted_per_person_not_per_address(team: Team) -> None:
+    bob, carol = team.add("bob"), team.add("carol")
     chat = bob.new_session()
     for n in range(3):
         run = bob.start(chat, f"#say answer {n}")
@@ -123,11 +84,12 @@ def test_an_expired_invitation_opens_nothing(team: Team) -> None:
     assert invitation["id"] not in [i["id"] for i in listed]  # only the ones still usable
 
 
-def test_sign_ups_are_counted_per_address(rated: Rated) -> None:
+@THREE_A_MINUTE
+def test_sign_ups_are_counted_per_address(team: Team) -> None:
     """Each account asked for costs an argon2 hash and a row: one address cannot make them
     by the thousand (sign-ups and invitation acceptances, three a minute here)."""
-    rated.settings.signup = "open"
-    url = rated.admin.url
+    team.settings.signup = "open"
+    url = team.admin.url
     for n in range(3):
         body = {"username": f"newcomer{n}", "password": PASSWORD}
         assert httpx.post(f"{url}/api/auth/signup", json=body).status_code == 201
@@ -135,8 +97,8 @@ def test_sign_ups_are_counted_per_address(rated: Rated) -> None:
     refused = httpx.post(f"{url}/api/auth/signup", json=body)
     assert refused.status_code == 429, refused.text
     assert refused.json()["error"]["code"] == "too_many_requests"
-    invitation = rated.admin.post("/api/admin/invitations", {"role": "user"}, expect=201)
+    invitation = team.admin.post("/api/admin/invitations", {"role": "user"}, expect=201)
     accept = f"{url}/api/auth/invitations/{invitation['token']}/accept"
     assert httpx.post(accept, json=body).status_code == 429  # the same address's bucket
-    names = [u["username"] for u in rated.admin.get("/api/admin/users")]
+    names = [u["username"] for u in team.admin.get("/api/admin/users")]
     assert "newcomer3" not in names and "newcomer2" in names

@@ -18,9 +18,9 @@ import pytest
 from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
-from tests.accounts.conftest import PASSWORD, Person, first_admin, sign_in
 from tests.support.servers import BridgeProcess, serve_app, start_bridge
 from tests.support.sse import read_events
+from tests.support.team_stack import PASSWORD, Person, first_admin, sign_in
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.accounts.conftest import Person, Team
+from tests.support.team_stack import Person, Team
 
 SECRET = "walnutsecret"  # in Bob's chat title, question, model name and key
 CLARIFY = f"#clarify Which {SECRET} colour? | red | blue"

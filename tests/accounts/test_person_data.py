@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tests.accounts.conftest import Team
 from tests.reliability.helpers import wait_for
+from tests.support.team_stack import Team
 
 WORD = "quokkaquorum"
 

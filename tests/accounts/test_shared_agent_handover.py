@@ -18,10 +18,10 @@ from agentchat.accounts.shared_agent import ENTRY_DELIMITER, hand_over
 from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
-from tests.accounts.conftest import PASSWORD, sign_in
 from tests.accounts.test_agent_memory import _memory_text, _prompt_holds
 from tests.support.servers import BridgeProcess, serve_app, start_bridge
 from tests.support.sse import read_events, until_terminal
+from tests.support.team_stack import PASSWORD, sign_in
 
 FACT = "The team's build server is called HANDOVER-FACT-3"
 SKILL = "---\nname: deploy-notes\ndescription: Made by the one person's agent.\n---\nDeploy.\n"

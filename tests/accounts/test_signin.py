@@ -7,7 +7,7 @@ import time
 
 import httpx
 
-from tests.accounts.conftest import PASSWORD, Team, sign_in
+from tests.support.team_stack import PASSWORD, Team, sign_in
 
 FULL_WIDTH_BOB = "\uff42\uff4f\uff42"
 CYRILLIC_A = "\u0430"

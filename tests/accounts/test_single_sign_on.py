@@ -18,7 +18,7 @@ import pytest
 from pydantic import SecretStr
 
 from agentchat.local_stack import free_port
-from tests.accounts.conftest import Team
+from tests.support.team_stack import Team
 
 OSCAR = {"sub": "sub-oscar", "preferred_username": "oscar", "groups": ["agentchat-admin"]}
 PEGGY = {"sub": "sub-peggy", "email": "peggy@example.org", "groups": ["staff"]}

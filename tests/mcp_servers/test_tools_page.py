@@ -14,10 +14,10 @@ from agentchat.chat import tree
 from agentchat.chat.enums import MessageRole, MessageStatus
 from agentchat.mcp_servers.tables import McpServerRow
 from agentchat.protocol.status import RunStatus
-from tests.accounts.conftest import Person, Team
 from tests.support.mcp_servers import SCRIPT
 from tests.support.recording_model import RecordingModel, recording_model
 from tests.support.sse import Sse
+from tests.support.team_stack import Person, Team
 
 pytestmark = pytest.mark.timeout(180)
 

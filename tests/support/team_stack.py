@@ -1,5 +1,6 @@
-"""A served app with accounts: the scripted model (thread), a bridge (subprocess), the API
-(thread) on SQLite, and people signed in with their own clients."""
+"""A served app with accounts (`team`): the scripted model (thread), a bridge (subprocess), the
+API (thread) on SQLite, and people signed in with their own clients; for tests/accounts and
+the Tools page's tests (tests/mcp_servers)."""
 
 from __future__ import annotations
 
@@ -104,11 +105,19 @@ def first_admin(url: str, scripted: str, name: str = "alice") -> Person:
 
 
 @pytest.fixture
+def team_run_rate() -> int:
+    """The team's run starts (and, apart, sign-ins and sign-ups) per person or address a
+    minute: none by default; a test of the limit parametrizes it."""
+    return 0
+
+
+@pytest.fixture
 def team(
     tmp_path: Path,
     database: Database,
     bridge: BridgeProcess,
     scripted_url: str,
+    team_run_rate: int,
 ) -> Iterator[Team]:
     settings = Settings(
         data_dir=tmp_path / "data",
@@ -116,7 +125,7 @@ def team(
         bridge_secret=bridge.secret,
         start_bridge=False,
         start_scripted_llm=False,
-        run_rate_per_minute=0,
+        run_rate_per_minute=team_run_rate,
     )
     url, stop = serve_app(create_app(settings, database=database))
     value = Team(url, database, settings, first_admin(url, scripted_url))
