@@ -198,8 +198,9 @@ def test_a_run_whose_bridge_died_with_the_api_is_stored_interrupted(
     tmp_path: Path, scripted_url: str
 ) -> None:
     bridge = start_bridge(tmp_path / "bridge", **FAST_FAIL_ENV)
-    api = Api(tmp_path / "data", bridge, scripted_url)
-    try:
+    api: Api | None = None
+    try:  # the bridge is stopped also when the API does not start
+        api = Api(tmp_path / "data", bridge, scripted_url)
         session_id, run_id = api.start(SLOW)
         seen = streamed_text(api.events(run_id, stop=lambda evs: len(streamed_text(evs)) >= 100))
         with api.http() as http:
@@ -224,5 +225,6 @@ def test_a_run_whose_bridge_died_with_the_api_is_stored_interrupted(
         assert [e.event for e in ended] == ["workflow_error"]
         assert ended[0].data.get("interrupted") is True
     finally:
-        api.process.stop()
+        if api is not None:
+            api.process.stop()
         bridge.stop()
