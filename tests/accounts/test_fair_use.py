@@ -43,7 +43,9 @@ def test_one_person_runs_at_most_their_share_at_once(team: Team) -> None:
 
 
 # Three run starts (and three sign-ins, three sign-ups) a minute; everyone comes from 127.0.0.1.
-THREE_A_MINUTE = pytest.mark.parametrize("team_run_rate", [3])
+THREE_A_MINUTE = pytest.mark.parametrize(
+    "team_settings", [{"run_rate_per_minute": 3}], ids=["3-a-minute"]
+)
 
 
 @THREE_A_MINUTE

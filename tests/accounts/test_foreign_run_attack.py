@@ -10,64 +10,30 @@ same through a second `serve` process, the one that does not drive the run.)"""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from agentchat.app import create_app
-from agentchat.core.database import Database
-from agentchat.core.settings import Settings
-from tests.support.servers import BridgeProcess, serve_app, start_bridge
+from tests.support.own_bridge import own_bridge
 from tests.support.sse import read_events
-from tests.support.team_stack import PASSWORD, Person, first_admin, sign_in
+from tests.support.team_stack import Team
 
-
-@pytest.fixture(scope="module")
-def terminal_bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    toolsets = "clarify,todo,terminal"
-    process = start_bridge(tmp_path_factory.mktemp("bridge"), AGENTCHAT_AGENT_TOOLSETS=toolsets)
-    yield process
-    process.stop()
+TOOLSETS = "clarify,todo,terminal"
+bridge = own_bridge(AGENTCHAT_AGENT_TOOLSETS=TOOLSETS)
 
 
 @pytest.fixture
-def people(
-    tmp_path: Path,
-    database: Database,
-    terminal_bridge: BridgeProcess,
-    scripted_url: str,
-) -> Iterator[tuple[Person, Person]]:
-    settings = Settings(
-        data_dir=tmp_path / "data",
-        bridge_url=terminal_bridge.url,
-        bridge_secret=terminal_bridge.secret,
-        start_bridge=False,
-        start_scripted_llm=False,
-        run_rate_per_minute=0,
-        agent_toolsets="clarify,todo,terminal",
-    )
-    url, stop = serve_app(create_app(settings, database=database))
-    admin = first_admin(url, scripted_url)
-    for name in ("alice2", "bob"):
-        admin.post("/api/admin/users", {"username": name, "password": PASSWORD}, expect=201)
-    alice, bob = sign_in(url, "alice2"), sign_in(url, "bob")
-    try:
-        yield alice, bob
-    finally:
-        for person in (admin, alice, bob):
-            person.http.close()
-        stop()
+def team_settings() -> dict[str, Any]:
+    return {"agent_toolsets": TOOLSETS}
 
 
 def _asks(events: list[object]) -> bool:
     return any(getattr(e, "data", {}).get("kind") == "clarify_request" for e in events)
 
 
-def test_another_person_cannot_allow_steer_answer_or_stop_a_run(
-    people: tuple[Person, Person], tmp_path: Path
-) -> None:
-    alice, bob = people
+def test_another_person_cannot_allow_steer_answer_or_stop_a_run(team: Team, tmp_path: Path) -> None:
+    alice, bob = team.add("alice2"), team.add("bob")
     target = tmp_path / "precious"
     (target / "inside").mkdir(parents=True)
     chat = alice.new_session()

@@ -105,10 +105,10 @@ def first_admin(url: str, scripted: str, name: str = "alice") -> Person:
 
 
 @pytest.fixture
-def team_run_rate() -> int:
-    """The team's run starts (and, apart, sign-ins and sign-ups) per person or address a
-    minute: none by default; a test of the limit parametrizes it."""
-    return 0
+def team_settings() -> dict[str, Any]:
+    """The team's API settings beyond the bridge's and no run rate: a module whose API needs
+    others (an agent toolset) overrides this, a test of the run rate parametrizes it."""
+    return {}
 
 
 @pytest.fixture
@@ -117,7 +117,7 @@ def team(
     database: Database,
     bridge: BridgeProcess,
     scripted_url: str,
-    team_run_rate: int,
+    team_settings: dict[str, Any],
 ) -> Iterator[Team]:
     settings = Settings(
         data_dir=tmp_path / "data",
@@ -125,7 +125,7 @@ def team(
         bridge_secret=bridge.secret,
         start_bridge=False,
         start_scripted_llm=False,
-        run_rate_per_minute=team_run_rate,
+        **{"run_rate_per_minute": 0, **team_settings},
     )
     url, stop = serve_app(create_app(settings, database=database))
     value = Team(url, database, settings, first_admin(url, scripted_url))
