@@ -8,18 +8,17 @@ more."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pytest
 
 from agentchat.accounts.shared_agent import ENTRY_DELIMITER, hand_over
 from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from tests.accounts.test_agent_memory import _memory_text, _prompt_holds
-from tests.support.servers import BridgeProcess, serve_app, start_bridge
+from tests.support.own_bridge import own_bridge
+from tests.support.servers import BridgeProcess, serve_app
 from tests.support.sse import read_events, until_terminal
 from tests.support.team_stack import PASSWORD, sign_in
 
@@ -27,12 +26,8 @@ FACT = "The team's build server is called HANDOVER-FACT-3"
 SKILL = "---\nname: deploy-notes\ndescription: Made by the one person's agent.\n---\nDeploy.\n"
 
 
-@pytest.fixture
-def own_bridge(tmp_path: Path) -> Iterator[BridgeProcess]:
-    """A bridge whose hermes home is the API's (the local bridge's arrangement)."""
-    process = start_bridge(tmp_path / "bridge")
-    yield process
-    process.stop()
+# A bridge of each test's own, whose hermes home is the API's (the local bridge's arrangement).
+handover_bridge = own_bridge(scope="function", name="handover_bridge")
 
 
 def _turn(http: httpx.Client, url: str, message: str) -> str:
@@ -51,14 +46,14 @@ def _turn(http: httpx.Client, url: str, message: str) -> str:
 def test_the_first_administrator_takes_the_agents_memory_and_skills(
     tmp_path: Path,
     database: Database,
-    own_bridge: BridgeProcess,
+    handover_bridge: BridgeProcess,
     scripted_url: str,
 ) -> None:
     settings = Settings(
         data_dir=tmp_path / "data",
-        hermes_home=own_bridge.home,
-        bridge_url=own_bridge.url,
-        bridge_secret=own_bridge.secret,
+        hermes_home=handover_bridge.home,
+        bridge_url=handover_bridge.url,
+        bridge_secret=handover_bridge.secret,
         start_bridge=False,
         start_scripted_llm=False,
         run_rate_per_minute=0,
@@ -71,10 +66,10 @@ def test_the_first_administrator_takes_the_agents_memory_and_skills(
             args = {"action": "add", "target": "user", "content": FACT}
             said = _turn(single, url, f"#tool memory {json.dumps(args)}\n#echo-tool-result")
             assert '"success": true' in said, said
-            shared = own_bridge.home / "memories" / "USER.md"
+            shared = handover_bridge.home / "memories" / "USER.md"
             assert "HANDOVER-FACT-3" in shared.read_text(encoding="utf-8")  # the shared home's
-            (own_bridge.home / "skills" / "deploy-notes").mkdir(parents=True)
-            (own_bridge.home / "skills" / "deploy-notes" / "SKILL.md").write_text(SKILL)
+            (handover_bridge.home / "skills" / "deploy-notes").mkdir(parents=True)
+            (handover_bridge.home / "skills" / "deploy-notes" / "SKILL.md").write_text(SKILL)
 
             first = single.post(
                 "/api/admin/users", json={"username": "alice", "password": PASSWORD}
@@ -93,8 +88,8 @@ def test_the_first_administrator_takes_the_agents_memory_and_skills(
         assert "deploy-notes" not in {s["folderName"] for s in bob.get("/api/skills")}
 
         assert not shared.exists()  # the bridge's own home holds it no more
-        assert not (own_bridge.home / "skills" / "deploy-notes").exists()
-        alice_home = own_bridge.home / "people" / f"user-{alice.id}"
+        assert not (handover_bridge.home / "skills" / "deploy-notes").exists()
+        alice_home = handover_bridge.home / "people" / f"user-{alice.id}"
         assert oct((alice_home / "memories" / "USER.md").stat().st_mode & 0o777) == "0o600"
         alice.http.close()
         bob.http.close()

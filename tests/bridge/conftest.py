@@ -1,5 +1,6 @@
-"""Fixtures for the bridge: the scripted model in-thread, the bridge in a subprocess
-(tests.support.servers.start_bridge)."""
+"""Fixtures for the bridge's tests: `client` on `bridge` (the worker's, with `scripted_model`,
+in tests/support/worker_stack.py; or the module's own, tests/support/own_bridge.py), and a
+`recorder` of what hermes sends a model."""
 
 from __future__ import annotations
 
@@ -12,12 +13,6 @@ from tests.support.recording_model import RecordingModel, recording_model
 from tests.support.servers import BridgeProcess
 
 START_TIMEOUT_S = 120.0  # cold import of hermes-agent without bytecode caches on a busy box
-
-
-@pytest.fixture(scope="module")
-def scripted_model(worker_scripted_url: str) -> str:
-    """The worker's scripted model (tests/support/worker_stack.py)."""
-    return worker_scripted_url
 
 
 @pytest.fixture(scope="module")

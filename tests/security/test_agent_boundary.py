@@ -11,7 +11,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
@@ -21,11 +21,11 @@ from fastapi.responses import HTMLResponse
 
 from agentchat.bridge_client.client import BridgeClient
 from agentchat.local_stack import free_port
-from agentchat.scripted_llm.server import serve_in_thread
 from agentchat.skills.service import install_samples
 from tests.bridge.support import Turn, model, run_turn
 from tests.models.fake_provider import serve
-from tests.support.servers import BridgeProcess, start_bridge
+from tests.support.own_bridge import own_bridge
+from tests.support.servers import BridgeProcess
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -54,28 +54,16 @@ def _skills_root(root: Path) -> Path:
     return skills
 
 
-@pytest.fixture(scope="module")
-def default_bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    root = tmp_path_factory.mktemp("default-bridge")
-    _skills_root(root)
-    bridge = start_bridge(root)
-    yield bridge
-    bridge.stop()
-
-
-@pytest.fixture(scope="module")
-def managing_bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    """An operator who enabled the terminal and skill management."""
-    root = tmp_path_factory.mktemp("managing-bridge")
-    _skills_root(root)
-    env = {
-        "AGENTCHAT_AGENT_TOOLSETS": "skills,terminal",
-        "AGENTCHAT_AGENT_SKILL_MANAGEMENT": "1",
-        **DEPLOY_ENV,  # as a shared EnvironmentFile gives them (deploy/systemd)
-    }
-    bridge = start_bridge(root, **env)
-    yield bridge
-    bridge.stop()
+default_bridge = own_bridge(name="default_bridge", prepare=_skills_root)
+# An operator who enabled the terminal and skill management; DEPLOY_ENV as a shared
+# EnvironmentFile gives them (deploy/systemd).
+managing_bridge = own_bridge(
+    name="managing_bridge",
+    prepare=_skills_root,
+    AGENTCHAT_AGENT_TOOLSETS="skills,terminal",
+    AGENTCHAT_AGENT_SKILL_MANAGEMENT="1",
+    **DEPLOY_ENV,
+)
 
 
 async def _client(bridge: BridgeProcess) -> AsyncIterator[BridgeClient]:
@@ -327,13 +315,6 @@ def _snapshot(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and not p.is_symlink() and "outside" not in p.parts
     }
-
-
-@pytest.fixture(scope="module")
-def scripted_model() -> Iterator[str]:
-    url, stop = serve_in_thread()
-    yield url
-    stop()
 
 
 def _html_endpoint() -> FastAPI:

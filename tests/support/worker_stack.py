@@ -43,6 +43,13 @@ def scripted_url(worker_scripted_url: str) -> str:
 
 
 @pytest.fixture(scope="session")
+def scripted_model(worker_scripted_url: str) -> str:
+    """The same, by the name the tests of the bridge alone use (they pass it as a turn's model
+    URL)."""
+    return worker_scripted_url
+
+
+@pytest.fixture(scope="session")
 def bridge(worker_bridge: BridgeProcess) -> BridgeProcess:
     """The bridge the stack fixtures talk to: the worker's, unless a module or folder declares
     its own (tests/support/own_bridge.py)."""
