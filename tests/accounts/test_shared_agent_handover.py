@@ -15,8 +15,8 @@ import httpx
 from agentchat.accounts.shared_agent import ENTRY_DELIMITER, hand_over
 from agentchat.app import create_app
 from agentchat.core.database import Database
-from agentchat.core.settings import Settings
 from tests.accounts.test_agent_memory import _memory_text, _prompt_holds
+from tests.support.api_stack import add_scripted_model, api_settings
 from tests.support.own_bridge import own_bridge
 from tests.support.servers import BridgeProcess, serve_app
 from tests.support.sse import read_events, until_terminal
@@ -49,20 +49,13 @@ def test_the_first_administrator_takes_the_agents_memory_and_skills(
     handover_bridge: BridgeProcess,
     scripted_url: str,
 ) -> None:
-    settings = Settings(
-        data_dir=tmp_path / "data",
-        hermes_home=handover_bridge.home,
-        bridge_url=handover_bridge.url,
-        bridge_secret=handover_bridge.secret,
-        start_bridge=False,
-        start_scripted_llm=False,
-        run_rate_per_minute=0,
+    settings = api_settings(
+        tmp_path / "data", handover_bridge, hermes_home=handover_bridge.home, run_rate_per_minute=0
     )
     url, stop = serve_app(create_app(settings, database=database))
     try:
         with httpx.Client(base_url=url, timeout=30) as single:
-            model = {"name": "scripted", "baseUrl": scripted_url, "modelName": "scripted"}
-            assert single.post("/api/models", json={**model, "isDefault": True}).status_code == 201
+            add_scripted_model(single, scripted_url)
             args = {"action": "add", "target": "user", "content": FACT}
             said = _turn(single, url, f"#tool memory {json.dumps(args)}\n#echo-tool-result")
             assert '"success": true' in said, said

@@ -14,7 +14,7 @@ import pytest
 from agentchat.app import create_app
 from agentchat.bridge_client.client import BridgeClient
 from agentchat.core.database import Database
-from agentchat.core.settings import Settings
+from tests.support.api_stack import add_scripted_model, api_settings
 from tests.support.mcp_servers import stdio_server
 from tests.support.servers import BridgeProcess, serve_app, start_bridge
 from tests.support.sse import read_events, until_terminal
@@ -37,18 +37,11 @@ def bridges(tmp_path: Path) -> Iterator[list[BridgeProcess]]:
 def api(
     tmp_path: Path, database: Database, bridges: list[BridgeProcess], scripted_url: str
 ) -> Iterator[httpx.Client]:
-    settings = Settings(
-        data_dir=tmp_path / "data",
-        bridge_url=",".join(b.url for b in bridges),
-        bridge_secret=bridges[0].secret,
-        start_bridge=False,
-        start_scripted_llm=False,
-        run_rate_per_minute=0,
-    )
+    every = ",".join(b.url for b in bridges)  # they share one secret
+    settings = api_settings(tmp_path / "data", bridges[0], bridge_url=every, run_rate_per_minute=0)
     url, stop = serve_app(create_app(settings, database=database))
     with httpx.Client(base_url=url, timeout=30) as http:
-        model = {"name": "scripted", "baseUrl": scripted_url, "modelName": "scripted"}
-        assert http.post("/api/models", json={**model, "isDefault": True}).status_code == 201
+        add_scripted_model(http, scripted_url)
         yield http
     stop()
 

@@ -16,7 +16,7 @@ from schemathesis import GenerationMode, checks
 
 from agentchat.app import create_app
 from agentchat.core.database import Database
-from agentchat.core.settings import Settings
+from tests.support.api_stack import api_settings
 from tests.support.databases import fresh_database_url
 from tests.support.servers import BridgeProcess, serve_app
 
@@ -39,14 +39,7 @@ def api_url(
     """The API on a database of its own, wired to the shared bridge, rate limit off."""
     root = tmp_path_factory.mktemp("fuzz-api")
     database = Database(fresh_database_url("sqlite", root, tag="fuzz"))
-    config = Settings(
-        data_dir=root / "data",
-        bridge_url=bridge.url,
-        bridge_secret=bridge.secret,
-        start_bridge=False,
-        start_scripted_llm=False,
-        run_rate_per_minute=0,
-    )
+    config = api_settings(root / "data", bridge, run_rate_per_minute=0)
     url, stop = serve_app(create_app(config, database=database))
     yield url
     stop()

@@ -59,6 +59,25 @@ class Stack:
         return started, self.events(started["runId"])
 
 
+def api_settings(data_dir: Path, bridge: BridgeProcess, **overrides: Any) -> Settings:
+    """The settings of an API on a running bridge (the test started it and the model)."""
+    defaults = {
+        "bridge_url": bridge.url,
+        "bridge_secret": bridge.secret,
+        "start_bridge": False,
+        "start_scripted_llm": False,
+    }
+    return Settings(data_dir=data_dir, **{**defaults, **overrides})
+
+
+def add_scripted_model(http: httpx.Client, scripted_url: str) -> int:
+    """Registers the scripted model as the default, through the API; its id."""
+    body = {"name": "scripted", "baseUrl": scripted_url, "modelName": "scripted", "isDefault": True}
+    response = http.post("/api/models", json=body)
+    assert response.status_code == 201, response.text
+    return int(response.json()["id"])
+
+
 def make_stack(
     tmp_path: Path,
     database: Database,
@@ -66,32 +85,16 @@ def make_stack(
     scripted_url: str,
     **overrides: Any,
 ) -> tuple[Stack, Callable[[], None]]:
-    settings = Settings(
-        data_dir=tmp_path / "data",
-        bridge_url=bridge.url,
-        bridge_secret=bridge.secret,
-        start_bridge=False,
-        start_scripted_llm=False,
-        **overrides,
-    )
+    settings = api_settings(tmp_path / "data", bridge, **overrides)
     url, stop = serve_app(create_app(settings, database=database))
     http = httpx.Client(base_url=url, timeout=30)
-    model = http.post(
-        "/api/models",
-        json={
-            "name": "scripted",
-            "baseUrl": scripted_url,
-            "modelName": "scripted",
-            "isDefault": True,
-        },
-    )
-    assert model.status_code == 201, model.text
+    model_id = add_scripted_model(http, scripted_url)
 
     def close() -> None:
         http.close()
         stop()
 
-    stack = Stack(url, database, settings, http, bridge, int(model.json()["id"]))
+    stack = Stack(url, database, settings, http, bridge, model_id)
     return stack, close
 
 

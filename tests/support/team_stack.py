@@ -15,6 +15,7 @@ import pytest
 from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
+from tests.support.api_stack import add_scripted_model, api_settings
 from tests.support.servers import BridgeProcess, serve_app
 from tests.support.sse import Sse, read_events, until_terminal
 
@@ -90,13 +91,7 @@ def sign_in(url: str, name: str, password: str = PASSWORD) -> Person:
 def first_admin(url: str, scripted: str, name: str = "alice") -> Person:
     """Without accounts the one person registers the model (shared) and adds the first account."""
     with httpx.Client(base_url=url, timeout=30) as single:
-        model = {
-            "name": "scripted",
-            "baseUrl": scripted,
-            "modelName": "scripted",
-            "isDefault": True,
-        }
-        assert single.post("/api/models", json=model).status_code == 201
+        add_scripted_model(single, scripted)
         body = {"username": name, "password": PASSWORD}
         created = single.post("/api/admin/users", json=body)
         assert created.status_code == 201, created.text
@@ -119,13 +114,8 @@ def team(
     scripted_url: str,
     team_settings: dict[str, Any],
 ) -> Iterator[Team]:
-    settings = Settings(
-        data_dir=tmp_path / "data",
-        bridge_url=bridge.url,
-        bridge_secret=bridge.secret,
-        start_bridge=False,
-        start_scripted_llm=False,
-        **{"run_rate_per_minute": 0, **team_settings},
+    settings = api_settings(
+        tmp_path / "data", bridge, **{"run_rate_per_minute": 0, **team_settings}
     )
     url, stop = serve_app(create_app(settings, database=database))
     value = Team(url, database, settings, first_admin(url, scripted_url))
