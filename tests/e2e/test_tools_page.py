@@ -71,6 +71,21 @@ def fill_secret(page: Page, name: str, value: str) -> None:
     tid(page, "mcp-secret-value").last.fill(value)
 
 
+def turn_off_and_ask(page: Page) -> None:
+    """The chat's tools popover turns the server `tools` off: the next turn has none of its
+    tools."""
+    tid(page, "toolsets").click()
+    choice = tid(page, "mcp-choice").get_by_role("checkbox", name="tools")
+    expect(choice).to_be_checked()
+    choice.click()
+    expect(choice).not_to_be_checked()
+    page.keyboard.press("Escape")
+    send(page, "#echo-tools")
+    reply = last_assistant(page)
+    wait_finished(reply, "SUCCESS")
+    expect(tid(reply, "answer")).not_to_contain_text("mcp__tools__")
+
+
 @pytest.mark.usefixtures("no_servers")
 @pytest.mark.parametrize(("locale", "size", "scheme"), VIEWS)
 def test_an_administrator_adds_tests_and_edits_a_server(
@@ -141,16 +156,7 @@ def test_a_chat_turns_a_server_off_and_sees_its_calls(
     assert image.evaluate("(img) => img.naturalWidth") == 4  # the PNG the tool returned
     page.screenshot(path=screenshots / f"mcp-call-{locale}-{size}-{scheme}.png")
 
-    tid(page, "toolsets").click()
-    choice = tid(page, "mcp-choice").get_by_role("checkbox", name="tools")
-    expect(choice).to_be_checked()
-    choice.click()
-    expect(choice).not_to_be_checked()
-    page.keyboard.press("Escape")
-    send(page, "#echo-tools")
-    reply = last_assistant(page)
-    wait_finished(reply, "SUCCESS")
-    expect(tid(reply, "answer")).not_to_contain_text("mcp__tools__")
+    turn_off_and_ask(page)
     assert run_axe(page) == []
 
 
@@ -182,17 +188,7 @@ def test_a_new_chat_turns_a_server_off_before_its_first_question(
     add_server(tools_stack)
     page = make_page(SIZES["desktop"], "light")
     open_chat(page)
-    tid(page, "toolsets").click()
-    choice = tid(page, "mcp-choice").get_by_role("checkbox", name="tools")
-    expect(choice).to_be_checked()
-    choice.click()
-    expect(choice).not_to_be_checked()
-    page.keyboard.press("Escape")
-
-    send(page, "#echo-tools")
-    reply = last_assistant(page)
-    wait_finished(reply, "SUCCESS")
-    expect(tid(reply, "answer")).not_to_contain_text("mcp__tools__")
+    turn_off_and_ask(page)
     chat = current_session_id(page)
     assert tools_stack.call("GET", f"/api/chat/sessions/{chat}")["session"]["mcpOff"] == ["tools"]
     tid(page, "toolsets").click()
