@@ -77,6 +77,16 @@ async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
         yield c
 
 
+@pytest.fixture
+async def any_client(
+    any_database: Database, settings: Settings
+) -> AsyncIterator[httpx.AsyncClient]:
+    """`client` on each database in turn (an app per test)."""
+    transport = httpx.ASGITransport(app=create_app(settings, database=any_database))
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+        yield c
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Marks the tests that start a server, a process or hermes-agent (tests/support/kinds.py)."""

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from sqlalchemy import func, select
 
 from agentchat.app import create_app
@@ -23,14 +22,6 @@ async def client_on(database: Database, settings: Settings) -> AsyncIterator[htt
     app = create_app(settings, database=database)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
-        yield c
-
-
-@pytest.fixture
-async def any_client(
-    any_database: Database, settings: Settings
-) -> AsyncIterator[httpx.AsyncClient]:
-    async with client_on(any_database, settings) as c:
         yield c
 
 

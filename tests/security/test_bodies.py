@@ -5,15 +5,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import httpx
 import pytest
 
-from agentchat.app import create_app
-from agentchat.core.database import Database
 from agentchat.web.body_guard import MAX_JSON_DEPTH, too_deep
-from tests.security.conftest import client_for, make_settings
 
 MIB = 1024 * 1024
 JSON = {"Content-Type": "application/json"}
@@ -138,13 +134,6 @@ def test_too_deep_counts_only_structure() -> None:
 async def test_get_streams_pass_the_guard_untouched(client: httpx.AsyncClient) -> None:
     response = await client.get("/api/health")
     assert response.status_code == 200
-
-
-@pytest.fixture
-async def any_client(any_database: Database, tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(make_settings(tmp_path), database=any_database)
-    async with client_for(app) as c:
-        yield c
 
 
 @pytest.mark.parametrize(
