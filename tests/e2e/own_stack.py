@@ -13,8 +13,8 @@ import pytest
 
 from agentchat.app import create_app
 from agentchat.core.database import Database
-from agentchat.core.settings import Settings
 from tests.e2e.stack import E2EStack
+from tests.support.api_stack import api_settings
 from tests.support.databases import fresh_database_url, worker_tag
 from tests.support.servers import serve_app, start_bridge
 
@@ -33,17 +33,11 @@ def own_stack(
     database = Database(fresh_database_url("sqlite", root, tag=f"e2e_{name}_{worker_tag()}"))
     bridge = start_bridge(root / "bridge", **(bridge_env or {}))
     try:
-        api_settings = Settings(
-            data_dir=root / "data",
-            skills_dir=root / "bridge" / "skills",
-            bridge_url=bridge.url,
-            bridge_secret=bridge.secret,
-            start_bridge=False,
-            start_scripted_llm=False,
-            run_rate_per_minute=0,
-            **settings,
+        skills_dir = root / "bridge" / "skills"
+        api = api_settings(
+            root / "data", bridge, skills_dir=skills_dir, run_rate_per_minute=0, **settings
         )
-        url, stop_app = serve_app(create_app(api_settings, database=database))
+        url, stop_app = serve_app(create_app(api, database=database))
         stack = E2EStack(url, database, scripted_url)
         try:
             stack.register_model()

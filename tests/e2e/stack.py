@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 
 from agentchat.core.database import Database
+from tests.support.api_stack import add_scripted_model
 
 
 @dataclass
@@ -31,13 +32,7 @@ class E2EStack:
         return response.json() if response.content else None
 
     def register_model(self) -> None:
-        body = {
-            "name": "scripted",
-            "baseUrl": self.scripted_url,
-            "modelName": "scripted",
-            "isDefault": True,
-        }
-        self.model_id = int(self.call("POST", "/api/models", body, expect=201)["id"])
+        self.model_id = add_scripted_model(self.http, self.scripted_url)
 
     def new_session(self, title: str | None = None) -> int:
         body = {"title": title} if title else {}
