@@ -166,10 +166,18 @@ AXE_SERIOUS = """async () => {
 }"""
 
 
+# No transition or other finite animation running (a looping spinner never ends): a form that
+# fades out was read by axe half-transparent, its title's contrast 1.24 (zh-phone-dark).
+SETTLED = """() => document.getAnimations().every((a) =>
+  a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity)"""
+
+
 def run_axe(page: Page) -> list[str]:
-    """axe-core's serious and critical violations on the page, one line each."""
+    """axe-core's serious and critical violations on the page, one line each, once nothing on
+    it is fading or moving."""
     if not page.evaluate("() => Boolean(window.axe)"):
         page.add_script_tag(path=str(AXE))
+    page.wait_for_function(SETTLED)
     found = page.evaluate(AXE_SERIOUS)
     return list(found)
 
