@@ -44,8 +44,13 @@ def test_the_export_menu_and_the_delete_confirms_open_where_they_can_be_read(
         tid(page, "menu-button").click()
     row = session_row(page, session_id)
     tid(row, "session-delete").click()
-    confirm = page.get_by_role("dialog").filter(has_text="Delete")  # over the phone's drawer
-    expect(confirm).to_contain_text(f'Delete "popups on a {size}"')
+    # Over the phone's drawer, itself a dialog whose rows say "Delete" too: the confirm is the
+    # dialog that names the chat (while the drawer was still in the accessibility tree, a
+    # filter on "Delete" alone found both, on a busy machine).
+    title = f'Delete "popups on a {size}"'
+    confirm = page.get_by_role("dialog").filter(has_text=title)
+    expect(confirm).to_be_visible()
+    expect(confirm).to_contain_text(title)
     assert_on_screen(page, confirm, slack=0)
     confirm.get_by_role("button", name="Cancel").click()
     expect(confirm).to_have_count(0)
