@@ -67,12 +67,14 @@ describe('runStream', () => {
 
   it('reopens a connection that went silent (no event, no ping), from the last ids', async () => {
     const targets = [{ runId: 'a', lastEventId: 2 }]
-    const { stub, stream, seen } = make(targets, undefined, 60)
+    // 8 pings 50 ms apart outlast the 300 ms of silence allowed: only the pings keep it open.
+    // (60 ms against 30 ms apart failed when a busy machine stretched one 30 ms wait to 60.)
+    const { stub, stream, seen } = make(targets, undefined, 300)
     stream.sync()
     await until(() => seen.connected.length === 1)
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 8; i++) {
       stub.last().raw(': ping\n\n') // the server's pings keep a quiet connection alive
-      await new Promise((r) => setTimeout(r, 30))
+      await new Promise((r) => setTimeout(r, 50))
     }
     expect(stub.opened).toHaveLength(1)
     targets[0].lastEventId = 3 // the network dies silently: no error, nothing more arrives
