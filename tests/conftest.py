@@ -14,6 +14,7 @@ from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from tests.support.databases import DIALECTS, clear_tables, fresh_database_url
 from tests.support.kinds import is_server_test
+from tests.support.tls import share_default_tls_context
 
 # The stacks tests share, defined once: worker_stack, the worker's bridge and scripted model
 # (`bridge`, `scripted_url`); api_stack, the API on them (`stack`); team_stack, with accounts
@@ -24,6 +25,8 @@ pytest_plugins = [
     "tests.support.team_stack",
     "tests.support.serve_fixtures",
 ]
+
+share_default_tls_context()
 
 
 @pytest.fixture(scope="session")
