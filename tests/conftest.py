@@ -13,6 +13,7 @@ from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
 from tests.support.databases import DIALECTS, clear_tables, fresh_database_url
+from tests.support.heap import freeze_without_collecting
 from tests.support.kinds import is_server_test
 from tests.support.tls import share_default_tls_context
 
@@ -27,6 +28,7 @@ pytest_plugins = [
 ]
 
 share_default_tls_context()
+freeze_without_collecting()
 
 
 @pytest.fixture(scope="session")
