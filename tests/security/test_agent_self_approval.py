@@ -139,8 +139,11 @@ def server_token(
     env = {"AGENTCHAT_START_BRIDGE": "true", "AGENTCHAT_AGENT_TOOLSETS": TOOLSETS}
     if request.param:
         env["AGENTCHAT_AUTH_TOKEN"] = request.param
+    # Exec'd, not forked from the zygote: a fork's /proc/PID/environ would be the zygote's,
+    # without the token, and the environment test below would pass for the wrong reason.
     with ServeStarter() as started:
-        yield started.start(root, "--data-dir", str(root / "data"), env=env), request.param
+        served = started.start(root, "--data-dir", str(root / "data"), env=env, fork=False)
+        yield served, request.param
 
 
 def test_a_detached_script_of_the_agent_cannot_answer_its_approval(

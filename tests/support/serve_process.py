@@ -16,6 +16,7 @@ import httpx
 
 from agentchat.local_stack import free_port
 from tests.support.local_bridge import stop_local_bridges
+from tests.support.zygote import ForkedProcess, fork_serve, zygote_enabled
 
 START_TIMEOUT_S = 90.0
 # No bridge child (these tests start processes, not runs) and no rate limit.
@@ -24,7 +25,7 @@ QUIET_ENV = {"AGENTCHAT_START_BRIDGE": "false", "AGENTCHAT_RUN_RATE_PER_MINUTE":
 
 @dataclass
 class Served:
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | ForkedProcess
     log_path: Path
     url: str
     data_dir: Path | None = None  # where its local bridge is recorded (ended with it)
@@ -81,11 +82,14 @@ def spawn_serve(
     url: str | None = None,
     command: list[str] | None = None,
     inherit: bool = True,
+    fork: bool = True,
 ) -> Served:
     """Start `agentchat serve ARGS` (not waiting). Without `--port` in ARGS or AGENTCHAT_PORT
     in `env`, a free port is added as a flag. `url`: where it will answer, when not there.
     `command`: the `agentchat` to run; `inherit=False`: only HOME and `env` (an operator's
-    shell, not this test's: no PYTHONPATH, no virtual environment)."""
+    shell, not this test's: no PYTHONPATH, no virtual environment). Otherwise it is forked
+    from this worker's zygote (tests/support/zygote.py), unless `fork=False` (a test that reads
+    the process's /proc/PID/cmdline or environ) or AGENTCHAT_TEST_ZYGOTE=0."""
     log_dir.mkdir(parents=True, exist_ok=True)
     env = {**QUIET_ENV, **(env or {})}
     args_list = list(args)
@@ -103,14 +107,19 @@ def spawn_serve(
     full_env.update(PYTHONUNBUFFERED="1", **env)
     base = command or [sys.executable, "-m", "agentchat.cli"]
     with log_path.open("ab") as out:
-        process = subprocess.Popen(
-            [*base, "serve", *args_list],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=full_env,
-            cwd=log_dir,
-            start_new_session=True,  # its own group: a stuck child is killed with it
-        )
+        process: subprocess.Popen[bytes] | ForkedProcess
+        if command is None and inherit and fork and zygote_enabled():
+            argv = ["agentchat", "serve", *args_list]
+            process = fork_serve(argv, full_env, log_dir, out.fileno())
+        else:
+            process = subprocess.Popen(
+                [*base, "serve", *args_list],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=full_env,
+                cwd=log_dir,
+                start_new_session=True,  # its own group: a stuck child is killed with it
+            )
     return Served(process, log_path, url, _data_dir(log_dir, args_list, env))
 
 

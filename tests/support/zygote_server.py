@@ -1,0 +1,199 @@
+"""The fork server behind tests/support/zygote.py: imports what `agentchat serve` needs once,
+then forks a child per request that runs the CLI as `python -m agentchat.cli` would.
+
+Run as `python -u -P zygote_server.py SOCKET` (-P: tests/support/ not on sys.path); it ends
+when its stdin closes. A request is a 4-byte length with the log descriptor attached
+(SCM_RIGHTS), then that many bytes of JSON: argv, env, cwd, start_new_session. The reply on
+the same connection: the child's pid, one line, then its exit status (Popen's returncode: -N
+for signal N), one line, once reaped.
+Single-threaded (fork needs that): a selector loop, woken on SIGCHLD by a wakeup pipe."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import runpy
+import selectors
+import signal
+import socket
+import struct
+import sys
+import threading
+from typing import Any
+
+# What a fresh interpreter has (SIGINT raises, SIGPIPE ignored, ...): each child gets it back.
+_FRESH = {
+    number: handler
+    for number in signal.valid_signals()
+    if (handler := signal.getsignal(number)) is not None
+    and number not in (signal.SIGKILL, signal.SIGSTOP)
+}
+
+PRELOAD = (
+    "agentchat.cli",
+    "agentchat.app",
+    "agentchat.core.database",
+    "agentchat.core.settings",
+    "agentchat.lifecycle",
+    "agentchat.local_stack",
+    "agentchat.local_stack.start_checks",
+    "agentchat.migrations.tables",
+    "agentchat.scripted_llm.server",
+    "agentchat.accounts.users",
+    "agentchat.web.bind_rules",
+    "agentchat.web.own_user",
+    "agentchat.web.header_timeout",
+    "uvicorn",
+    "uvicorn.protocols.websockets.websockets_sansio_impl",
+    "typer._adapters",
+    "httpcore",
+    "h11",
+    "anyio._core._sockets",
+)
+
+
+def _recv_exact(conn: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = conn.recv(size - len(data))
+        if not chunk:
+            raise ConnectionError("request cut short")
+        data += chunk
+    return data
+
+
+def _read_request(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
+    head, fds, _flags, _addr = socket.recv_fds(conn, 4, 4)
+    head += _recv_exact(conn, 4 - len(head))
+    (size,) = struct.unpack("!I", head)
+    return json.loads(_recv_exact(conn, size)), fds
+
+
+def _run_child(request: dict[str, Any], log_fd: int, keep_closed: list[int]) -> None:
+    """In the forked child: become the process `subprocess.Popen` would have started."""
+    code = 1
+    try:
+        for fd in keep_closed:
+            os.close(fd)
+        signal.set_wakeup_fd(-1)
+        for number, handler in _FRESH.items():
+            with contextlib.suppress(OSError, ValueError):  # one the C library reserves
+                signal.signal(number, handler)
+        if request["start_new_session"]:
+            os.setsid()
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(log_fd, 1)
+        os.dup2(log_fd, 2)
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        sys.argv = list(request["argv"])
+        sys.path.insert(0, os.getcwd())  # as `python -m` does (the zygote runs with -P)
+        # Run as __main__ the way `-m` does (no second copy of the module, no runpy warning).
+        sys.modules.pop("agentchat.cli", None)
+        try:
+            runpy.run_module("agentchat.cli", run_name="__main__", alter_sys=True)
+            code = 0
+        except SystemExit as exc:
+            if exc.code is None:
+                code = 0
+            elif isinstance(exc.code, int):
+                code = exc.code
+            else:
+                print(exc.code, file=sys.stderr)
+                code = 1
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # nothing left to report it to
+                stream.flush()
+        os._exit(code)
+
+
+class Zygote:
+    def __init__(self, path: str) -> None:
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(path)
+        self.listener.listen(64)
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(self.wake_w, False)
+        signal.set_wakeup_fd(self.wake_w)
+        signal.signal(signal.SIGCHLD, lambda _n, _f: None)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # ended by its stdin, not a Ctrl-C
+        self.children: dict[int, socket.socket] = {}
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.listener, selectors.EVENT_READ, "accept")
+        self.selector.register(self.wake_r, selectors.EVENT_READ, "wake")
+        self.selector.register(sys.stdin.fileno(), selectors.EVENT_READ, "stdin")
+
+    def serve(self) -> None:
+        while True:
+            for key, _events in self.selector.select(timeout=1.0):
+                if key.data == "accept":
+                    self._accept()
+                elif key.data == "wake":
+                    with contextlib.suppress(BlockingIOError):
+                        os.read(self.wake_r, 4096)
+                elif not os.read(sys.stdin.fileno(), 512):
+                    return
+            self._reap()
+
+    def _accept(self) -> None:
+        conn, _addr = self.listener.accept()
+        conn.setblocking(True)
+        try:
+            request, fds = _read_request(conn)
+        except (OSError, ValueError, struct.error):
+            conn.close()
+            return
+        assert threading.active_count() == 1, "a thread in the zygote: fork is unsafe"
+        keep_closed = [self.listener.fileno(), self.wake_r, self.wake_w, conn.fileno()]
+        keep_closed += [c.fileno() for c in self.children.values()]
+        pid = os.fork()
+        if pid == 0:
+            _run_child(request, fds[0], keep_closed)
+        for fd in fds:
+            os.close(fd)
+        self.children[pid] = conn
+        self._send(pid, f"{pid}\n")
+
+    def _reap(self) -> None:
+        while self.children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            self._send(pid, f"{os.waitstatus_to_exitcode(status)}\n")
+            conn = self.children.pop(pid, None)
+            if conn is not None:
+                conn.close()
+
+    def _send(self, pid: int, line: str) -> None:
+        conn = self.children.get(pid)
+        if conn is None:
+            return
+        with contextlib.suppress(OSError):  # the test side is gone; the child is still reaped
+            conn.sendall(line.encode())
+
+
+def main() -> None:
+    path = sys.argv[1]
+    for name in PRELOAD:
+        __import__(name)
+    zygote = Zygote(path)
+    print("ready", flush=True)
+    zygote.serve()
+
+
+if __name__ == "__main__":
+    main()
