@@ -16,7 +16,9 @@ from pathlib import Path
 import uvicorn
 from fastapi import FastAPI
 
-from agentchat.local_stack import free_port, wait_for_health
+from agentchat.local_stack import PortTaken, free_port, wait_for_health
+
+__all__ = ["BridgeProcess", "PortTaken", "serve_app", "start_bridge"]
 
 BRIDGE_START_TIMEOUT_S = 120.0
 
@@ -47,9 +49,19 @@ def start_bridge(
     root: Path, port: int | None = None, *, secret: str | None = "auto", **env: str
 ) -> BridgeProcess:
     """`agentchat bridge` on a free loopback port, healthy on return. `secret`: "auto" for a
-    random shared secret, None for none, or the secret to use."""
+    random shared secret, None for none, or the secret to use. PortTaken when another process
+    answers on `port`; a port of its own choosing that was taken meanwhile is chosen again."""
+    for _ in range(2):
+        try:
+            return _start_bridge(root, port or free_port(), secret, env)
+        except PortTaken:
+            if port:
+                raise
+    return _start_bridge(root, free_port(), secret, env)
+
+
+def _start_bridge(root: Path, port: int, secret: str | None, env: dict[str, str]) -> BridgeProcess:
     root.mkdir(parents=True, exist_ok=True)
-    port = port or free_port()
     secret = secrets.token_urlsafe(16) if secret == "auto" else secret
     home, log_path = root / "hermes-home", root / f"bridge-{port}.out"
     full_env = {
@@ -69,7 +81,7 @@ def start_bridge(
         )
     bridge = BridgeProcess(f"http://127.0.0.1:{port}", secret, home, process, log_path)
     try:
-        wait_for_health(bridge.url, process, BRIDGE_START_TIMEOUT_S)
+        wait_for_health(bridge.url, process, BRIDGE_START_TIMEOUT_S, pid=process.pid)
     except BaseException:
         bridge.stop()
         raise

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from agentchat.core.settings import Settings
 from agentchat.local_stack.bridge import LocalBridge
 from agentchat.local_stack.log_files import LogTrimmer
-from agentchat.local_stack.processes import free_port, wait_for_health
+from agentchat.local_stack.processes import PortTaken, free_port, wait_for_health
 from agentchat.local_stack.supervisor import (
     BridgeFollower,
     BridgeMonitor,
@@ -27,6 +27,7 @@ DEMO_PORT_FILE = "demo-model.port"
 
 __all__ = [
     "LocalStack",
+    "PortTaken",
     "free_port",
     "several_workers_problem",
     "wait_for_health",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import random
 import signal
 import socket
 import stat
@@ -26,25 +27,67 @@ MAX_SOCKET_PATH = 100  # a socket address holds 108 bytes on Linux, 104 on macOS
 BRIDGE_STOP_TIMEOUT_S = 10.0
 
 
+LOWEST_FREE_PORT = 10000
+_handed_out: set[int] = set()
+
+
+class PortTaken(RuntimeError):
+    """Another process answers on the port a server was started on."""
+
+
 def free_port() -> int:
+    """A loopback port nothing listens on, chosen at random below the kernel's ephemeral range:
+    a port from `bind(0)` is one the kernel may give the next outgoing connection or another
+    process's `bind(0)`, which then takes it before the server this port is for."""
+    below = _ephemeral_low()
+    for _ in range(200):
+        port = random.randrange(LOWEST_FREE_PORT, below)
+        if port not in _handed_out and _bindable(port):
+            _handed_out.add(port)
+            return port
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
 
+def _ephemeral_low() -> int:
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    return max(low, LOWEST_FREE_PORT + 1000)
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def wait_for_health(
-    url: str, process: subprocess.Popen[bytes] | None, timeout: float, path: str = "/health"
+    url: str,
+    process: subprocess.Popen[bytes] | None,
+    timeout: float,
+    path: str = "/health",
+    pid: int | None = None,
 ) -> None:
-    """Wait until GET url+path answers 200; fail early when the process has exited."""
+    """Wait until GET url+path answers 200; fail early when the process has exited. `pid`:
+    the process that must answer (its health body says `pid`); PortTaken when another does."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
             raise RuntimeError(f"{url} exited with code {process.returncode} during start-up")
         try:
-            if address.get(url, path, timeout=1.0).status_code == 200:
-                return
+            response = address.get(url, path, timeout=1.0)
         except httpx.HTTPError:
-            pass
+            response = None
+        if response is not None and response.status_code == 200:
+            if pid is not None and response.json().get("pid") != pid:
+                raise PortTaken(f"{url}: another process (pid {response.json().get('pid')})")
+            return
         time.sleep(0.1)
     raise RuntimeError(f"{url} did not become healthy within {timeout:.0f} s")
 
