@@ -179,6 +179,8 @@ def test_a_huge_tool_call_opens_in_parts(make_page: PageFactory, e2e_stack: E2ES
     more.first.click()
     expect(tid(rows, "tool-args")).to_contain_text("item 150")
     tid(dump, "tool-result").get_by_role("button", name="Show all").click()
+    # the text and the button's label change in one render: read the text once it has happened
+    expect(tid(dump, "tool-result").get_by_role("button", name="Show less")).to_be_visible()
     length = tid(dump, "tool-result").locator("pre").evaluate("(el) => el.textContent.length")
     assert length == 2_000_000
 
