@@ -18,7 +18,7 @@ PORT ?=
 
 .PHONY: setup run test check lint typecheck pytest pytest-quick frontend frontend-test services \
 	browser bench dist clean api-types api-types-check durations pytest-main pytest-e2e \
-	test-checks
+	pytest-late test-checks test-browser-lane
 
 # What running needs (requirements.lock) for `make run`; the test tools on top for the rest.
 setup: $(STAMP) $(FRONT_BUILD)
@@ -103,11 +103,22 @@ frontend-test: $(FRONT_STAMP)
 
 # Browser tests run in their own pytest process: Playwright's sync API leaves an event loop
 # running in the worker, which the asyncio tests of the same worker would trip over.
-pytest: pytest-main pytest-e2e
+pytest: pytest-main pytest-e2e pytest-late
+
+# The folders `make test` runs after the browser tests, in the browser tests' lane: the lanes
+# then end together (about 1,000 worker-seconds each) instead of pytest-main running alone
+# for its last eight minutes with a core partly idle.
+LATE := tests/security tests/mcp_servers tests/attachments
 
 pytest-main: setup services
 	@mkdir -p $(ARTIFACTS)
-	$(BIN)/pytest -q -n 2 --dist loadfile $(NOT_E2E) $(JUNIT)=$(ARTIFACTS)/junit-pytest.xml
+	$(BIN)/pytest -q -n 2 --dist loadfile $(NOT_E2E) $(addprefix --ignore=,$(LATE)) \
+		$(JUNIT)=$(ARTIFACTS)/junit-pytest.xml
+
+pytest-late: setup services
+	@mkdir -p $(ARTIFACTS)
+	AGENTCHAT_TEST_NS=$${AGENTCHAT_TEST_NS:-}late_ $(BIN)/pytest -q -n 2 --dist loadfile \
+		$(NOT_E2E) $(LATE) $(JUNIT)=$(ARTIFACTS)/junit-pytest-late.xml
 
 pytest-e2e: setup services browser
 	@mkdir -p $(ARTIFACTS)
@@ -120,6 +131,7 @@ pytest-quick: $(STAMP) services
 PHASES := $(ARTIFACTS)/phases.tsv
 TIMED := scripts/timed $(PHASES)
 REPORTS := $(ARTIFACTS)/junit-pytest.xml $(ARTIFACTS)/junit-pytest-e2e.xml \
+	$(ARTIFACTS)/junit-pytest-late.xml \
 	$(ARTIFACTS)/junit-vitest.xml
 
 # tests/durations.md: the phases, the 30 slowest tests, the time per folder.
@@ -140,8 +152,15 @@ test:
 	$(TIMED) "side by side" scripts/side-by-side \
 		checks '$(SUB) test-checks' \
 		pytest '$(BESIDE) pytest $(SUB) pytest-main' \
-		e2e '$(BESIDE) "pytest e2e" $(SUB) pytest-e2e' || rc=1; \
+		e2e '$(SUB) test-browser-lane' || rc=1; \
 	$(SUB) durations; \
+	exit $$rc
+
+# The browser tests, then the LATE folders, each to its end.
+test-browser-lane:
+	@rc=0; \
+	$(BESIDE) "pytest e2e" $(SUB) pytest-e2e || rc=1; \
+	$(BESIDE) "pytest late" $(SUB) pytest-late || rc=1; \
 	exit $$rc
 
 # lint, types and Vitest, one after another, all of them even when one fails.
