@@ -105,10 +105,10 @@ frontend-test: $(FRONT_STAMP)
 # running in the worker, which the asyncio tests of the same worker would trip over.
 pytest: pytest-main pytest-e2e pytest-late
 
-# The folders `make test` runs after the browser tests, in the browser tests' lane: the lanes
-# then end together (about 1,000 worker-seconds each) instead of pytest-main running alone
-# for its last eight minutes with a core partly idle.
-LATE := tests/security tests/mcp_servers tests/attachments
+# The folders `make test` runs after the browser tests, in the browser tests' lane, chosen so
+# that the two lanes end together (tests/durations.md shows both): pytest-main used to run its
+# last eight minutes alone with a core partly idle.
+LATE := tests/security tests/mcp_servers tests/attachments tests/accounts tests/runs
 
 pytest-main: setup services
 	@mkdir -p $(ARTIFACTS)
