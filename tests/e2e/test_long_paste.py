@@ -24,8 +24,10 @@ def test_typing_after_a_long_paste_costs_what_a_bare_text_box_costs(
     box = tid(page, "composer-input")
     ours, bare = paste_costs(page, box)
     # A layout of the whole text per key was 100 times the bare box's (2 s against 20 ms for
-    # 22 keys on a phone); what is left is the box's own and the page's around it.
-    assert ours.layout_ms <= 5 * bare.layout_ms + 150, (ours, bare)
+    # 22 keys on a phone); what is left is the box's own and the page's around it. Both are
+    # wall-clock durations: on a busy CI machine (the other suites beside this one) the ratio
+    # reached 9.8 (311 against 32 ms), hence the margin; the bug's 100 stays far outside it.
+    assert ours.layout_ms <= 10 * bare.layout_ms + 250, (ours, bare)
     assert box.input_value().count("\n") == PASTED_LINES - 1
     assert box.input_value().endswith(TYPED)
     # the box kept to its rows and the send button on the screen
