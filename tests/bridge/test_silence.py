@@ -59,6 +59,18 @@ def test_watching_interrupts_once_when_overdue() -> None:
     assert watch.gave_up and calls == [1]
 
 
+def test_the_time_before_the_turn_starts_is_not_the_models_silence() -> None:
+    """The watch is made before the agent is prepared (a first agent, MCP servers: seconds on
+    a busy machine); a CI run's 2 s limit ended a turn that had not asked the model yet."""
+    clock = Clock()
+    watch = SilenceWatch(2, clock)
+    clock.now = 5  # preparing the agent
+    with watching(watch, lambda: None):
+        assert watch.silent_s() == 0 and not watch.overdue()
+        clock.now = 7.5
+        assert watch.overdue()
+
+
 def test_watching_leaves_a_lively_turn_alone() -> None:
     watch = SilenceWatch(60)
     with watching(watch, lambda: None):

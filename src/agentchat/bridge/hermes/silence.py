@@ -54,6 +54,12 @@ class SilenceWatch:
                 return
             self._last = self._clock()
 
+    def start(self) -> None:
+        """The turn starts: the time spent preparing it (a first agent, MCP servers) is not
+        the model's silence."""
+        with self._lock:
+            self._last = self._clock()
+
     def silent_s(self) -> float:
         """Seconds the model has been silent while the agent waits on it (0 while a tool runs)."""
         with self._lock:
@@ -68,6 +74,7 @@ def watching(watch: SilenceWatch, interrupt: Callable[[], None]) -> Iterator[Sil
     """Check `watch` on a thread of its own while the block runs; past its limit mark it given
     up and call `interrupt` (once)."""
     done = threading.Event()
+    watch.start()
 
     def check() -> None:
         while not done.wait(_CHECK_S):
