@@ -10,6 +10,10 @@ import { freeAnswerQuestion } from '@/lib/run/approval'
 import { composerIntent } from '@/lib/chat/composerIntent'
 import ChatComposer from '@/views/chat/ChatComposer.vue'
 
+// Some tests here switch the page to Chinese; the next test, or the next file in this worker
+// (isolate: false), starts from the page's English again.
+afterEach(() => setLocale('en'))
+
 const QUESTION = { clarifyId: 'k1', question: 'Which colour?', choices: ['red', 'blue'] }
 const APPROVAL = { clarifyId: 'k2', question: 'Allow this command (recursive delete)?\nrm -rf /tmp/x', choices: ['Allow once', 'Allow for this chat', 'Deny'] }
 

@@ -1,7 +1,11 @@
-import { beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ApiError } from '@/api/http'
 import { setLocale } from '@/i18n'
 import { interruptedHint, readableRequestError, readableRunError } from '@/lib/display/errors'
+
+// Some tests here switch the page to Chinese; the next test, or the next file in this worker
+// (isolate: false), starts from the page's English again.
+afterEach(() => setLocale('en'))
 
 describe('readable errors', () => {
   beforeEach(() => setLocale('en'))

@@ -2,13 +2,17 @@
 // are built when it is opened, a JSON tree shows the first entries of a long list (more on
 // request), and a long text its first lines and characters ("Show all").
 import { mount } from '@vue/test-utils'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import JsonNode from '@/components/common/JsonNode.vue'
 import JsonView from '@/components/common/JsonView.vue'
 import ToolCallItem from '@/components/agent-thinking/ToolCallItem.vue'
 import { i18n, setLocale } from '@/i18n'
 import { clampLines, previewArgs } from '@/lib/display/json'
 import type { ToolCall } from '@/lib/run/runState'
+
+// Some tests here switch the page to Chinese; the next test, or the next file in this worker
+// (isolate: false), starts from the page's English again.
+afterEach(() => setLocale('en'))
 
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ row: i }))
 

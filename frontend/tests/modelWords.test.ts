@@ -1,8 +1,12 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { setLocale } from '@/i18n'
 import { fieldErrors } from '@/lib/display/errors'
 import { modelDisplayName, BUILTIN_DEMO_NAME } from '@/lib/models/displayName'
 import { testResultText } from '@/lib/models/testResult'
+
+// Some tests here switch the page to Chinese; the next test, or the next file in this worker
+// (isolate: false), starts from the page's English again.
+afterEach(() => setLocale('en'))
 
 describe('the Models page in the page language', () => {
   it('says each refused field in its words, the API words for an unknown code', () => {
