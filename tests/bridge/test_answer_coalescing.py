@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import statistics
 import threading
 import time
 
@@ -154,5 +155,8 @@ async def test_a_slow_model_still_streams_token_by_token(
 
     assert turn.answer().strip() == "t1 t2 t3 t4 t5 t6"
     assert len(turn.of("answer_delta")) >= 5, turn.of("answer_delta")
+    # each token on its own, as it came (80 ms apart): spread over the turn, not held and sent
+    # together. The median, not the minimum: on a busy machine one late event arrives just
+    # before the next (a CI run: 22 ms between two of five gaps of 60-370 ms).
     gaps = [b - a for a, b in itertools.pairwise(arrivals)]
-    assert min(gaps) > 0.03, gaps
+    assert statistics.median(gaps) > 0.03 and arrivals[-1] - arrivals[0] > 0.25, gaps
