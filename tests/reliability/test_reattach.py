@@ -197,7 +197,11 @@ def test_an_end_the_api_read_but_could_not_store_is_stored_after_a_restart(api: 
 def test_a_run_whose_bridge_died_with_the_api_is_stored_interrupted(
     tmp_path: Path, scripted_url: str
 ) -> None:
-    bridge = start_bridge(tmp_path / "bridge", **FAST_FAIL_ENV)
+    # not the package's 2 s silence limit: this answer must still be streaming when both die,
+    # and on a busy machine a starved bridge once went 2 s without a token and ended it FAILED
+    bridge = start_bridge(
+        tmp_path / "bridge", **{**FAST_FAIL_ENV, "AGENTCHAT_BRIDGE_REQUEST_TIMEOUT_S": "30"}
+    )
     api: Api | None = None
     try:  # the bridge is stopped also when the API does not start
         api = Api(tmp_path / "data", bridge, scripted_url)
