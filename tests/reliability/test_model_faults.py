@@ -36,7 +36,7 @@ def _fails_with(stack: Stack, message: str, words: str, model_id: int | None = N
         ("#fail 500", "HTTP 500: Scripted failure"),
         ("#fail 429", "HTTP 429: Scripted failure"),
         ("#fail 503", "HTTP 503: Scripted failure"),
-        ("#sleep 5000\n#say never", "timed out"),
+        ("#sleep 20000\n#say never", "timed out"),  # 4x the 5 s silence limit
     ],
     ids=["500", "429", "503", "timeout"],
 )
