@@ -1,8 +1,9 @@
 """Browser tests: Debian's Chromium (Playwright) against the real stack — scripted model on a
 thread, the bridge (hermes-agent) in a subprocess, the API serving the built page on a thread.
 
-One stack per worker process (the bridge takes seconds to import hermes-agent); a fresh browser
-context per test, so storage, cookies and tabs never leak between tests.
+One stack per worker process (the bridge takes seconds to import hermes-agent). A test gets a
+tab whose storage, cookies and history are empty: a kept one emptied after the last test where
+nothing of that test can outlive it, else one of a new context (tests/e2e/page_pool.py).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import (
@@ -24,6 +26,7 @@ from playwright.sync_api import (
 from agentchat.scripted_llm.server import serve_in_thread
 from tests.e2e.build import ensure_page_built
 from tests.e2e.own_stack import own_stack
+from tests.e2e.page_pool import PagePool, may_share, new_context
 from tests.e2e.stack import E2EStack
 from tests.e2e.timeouts import EXPECT_TIMEOUT_MS
 from tests.e2e.ui_support import PageFactory, page_factory
@@ -38,6 +41,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-sync",
 ]
+TEST_FAILED = pytest.StashKey[bool]()
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
@@ -74,22 +78,64 @@ def browser(playwright_instance: Playwright) -> Iterator[Browser]:
     instance.close()
 
 
+PAGE_OPTIONS: dict[str, Any] = {
+    "viewport": {"width": 1280, "height": 800},
+    "accept_downloads": True,
+}
+
+
 @pytest.fixture
 def context(browser: Browser, e2e_stack: E2EStack) -> Iterator[BrowserContext]:
-    ctx = browser.new_context(
-        base_url=e2e_stack.url,
-        viewport={"width": 1280, "height": 800},
-        locale="en-US",
-        accept_downloads=True,
-    )
-    ctx.set_default_timeout(EXPECT_TIMEOUT_MS)
+    ctx = new_context(browser, e2e_stack.url, **PAGE_OPTIONS)
     yield ctx
     ctx.close()
 
 
+@pytest.fixture(scope="session")
+def page_pool(browser: Browser) -> Iterator[PagePool]:
+    pool = PagePool(browser)
+    yield pool
+    pool.close()
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    ARTIFACTS.mkdir(exist_ok=True)
+    counts = f"tabs of a new context: {pool.opened}, kept tabs reused: {pool.reused}\n"
+    (ARTIFACTS / f"kept-tabs-{worker}.txt").write_text(counts)
+
+
 @pytest.fixture
-def page(context: BrowserContext) -> Page:
-    return context.new_page()
+def shared_tabs(request: pytest.FixtureRequest, page_pool: PagePool) -> Iterator[PagePool | None]:
+    """The kept tabs when this test may use one (tests/e2e/page_pool.py), else None."""
+    if not may_share(request.node):
+        yield None
+        return
+    yield page_pool
+    page_pool.give_back(test_failed=request.node.stash.get(TEST_FAILED, False))
+
+
+@pytest.fixture
+def page(
+    request: pytest.FixtureRequest,
+    browser: Browser,
+    e2e_stack: E2EStack,
+    shared_tabs: PagePool | None,
+) -> Iterator[Page]:
+    """An empty tab: of the test's `context` if it takes one, else a kept one or a new one."""
+    if "context" in request.fixturenames:
+        yield request.getfixturevalue("context").new_page()
+    elif shared_tabs is not None:
+        yield shared_tabs.take(e2e_stack.url, **PAGE_OPTIONS)
+    else:
+        ctx = new_context(browser, e2e_stack.url, **PAGE_OPTIONS)
+        yield ctx.new_page()
+        ctx.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    report = yield
+    if report.failed:  # type: ignore[attr-defined]
+        item.stash[TEST_FAILED] = True
+    return report
 
 
 @pytest.fixture
@@ -99,9 +145,12 @@ def page_stack(e2e_stack: E2EStack) -> E2EStack:
 
 
 @pytest.fixture
-def make_page(browser: Browser, page_stack: E2EStack) -> Iterator[PageFactory]:
-    """Pages of their own context (size, colour scheme, stored settings), closed after the test."""
-    with page_factory(browser, page_stack) as make:
+def make_page(
+    browser: Browser, page_stack: E2EStack, shared_tabs: PagePool | None
+) -> Iterator[PageFactory]:
+    """Empty tabs of a size, colour scheme and stored settings: kept ones where the test may
+    share them, else of contexts of their own, closed after the test."""
+    with page_factory(browser, page_stack, shared_tabs) as make:
         yield make
 
 

@@ -17,8 +17,8 @@ from agentchat.chat.tables import ChatMessage
 from agentchat.core.database import Database
 from agentchat.models.tables import AiModelConfig
 from tests.e2e import seed
+from tests.e2e.page_pool import PagePool, new_context
 from tests.e2e.stack import E2EStack
-from tests.e2e.timeouts import EXPECT_TIMEOUT_MS
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
@@ -33,8 +33,11 @@ PageFactory = Callable[..., Page]
 
 
 @contextmanager
-def page_factory(browser: Browser, stack: E2EStack) -> Iterator[PageFactory]:
-    """Pages of their own context: viewport, colour scheme, locale and stored settings."""
+def page_factory(
+    browser: Browser, stack: E2EStack, shared_tabs: PagePool | None = None
+) -> Iterator[PageFactory]:
+    """Tabs of a viewport, colour scheme, locale and stored settings: from `shared_tabs` when
+    given and no settings are stored before the page loads, else of a context of their own."""
     contexts = []
 
     def make(
@@ -44,16 +47,16 @@ def page_factory(browser: Browser, stack: E2EStack) -> Iterator[PageFactory]:
         touch: bool | None = None,
     ) -> Page:
         """`touch`: a touch screen; by default below 768 px (a zoomed desktop passes False)."""
-        ctx = browser.new_context(
-            base_url=stack.url,
-            viewport=size,  # type: ignore[arg-type]
-            color_scheme=scheme,  # type: ignore[arg-type]
-            locale="en-US",
-            has_touch=size["width"] < 768 if touch is None else touch,
-            is_mobile=False,
-            bypass_csp=True,  # axe-core is injected as a script tag
-        )
-        ctx.set_default_timeout(EXPECT_TIMEOUT_MS)
+        options: dict[str, Any] = {
+            "viewport": size,
+            "color_scheme": scheme,
+            "has_touch": size["width"] < 768 if touch is None else touch,
+            "is_mobile": False,
+            "bypass_csp": True,  # axe-core is injected as a script tag
+        }
+        if shared_tabs is not None and not storage:
+            return shared_tabs.take(stack.url, **options)
+        ctx = new_context(browser, stack.url, **options)
         if storage:
             pairs = storage.items()
             script = "".join(

@@ -1,0 +1,84 @@
+"""A kept tab handed to the next test is as empty as a new one (tests/e2e/page_pool.py): nothing
+one test stored, signed in or visited reaches the next."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.e2e.page_pool import PagePool, may_share
+from tests.e2e.pages import open_chat
+from tests.e2e.stack import E2EStack
+
+pytestmark = pytest.mark.e2e
+
+LEAVE_TRACES = """async () => {
+    localStorage.setItem('left', '1');
+    sessionStorage.setItem('left', '1');
+    document.cookie = 'left=1; path=/';
+    await new Promise((done) => {
+        const open = indexedDB.open('left-db');
+        open.onupgradeneeded = () => open.result.createObjectStore('s');
+        open.onsuccess = () => { open.result.close(); done(null); };
+    });
+}"""
+TRACES = """async () => [
+    localStorage.length, sessionStorage.length, document.cookie,
+    (await indexedDB.databases()).map((db) => db.name),
+]"""
+
+
+def test_a_kept_tab_comes_back_empty(browser: Browser, e2e_stack: E2EStack) -> None:
+    pool = PagePool(browser)
+    try:
+        page = pool.take(e2e_stack.url)
+        open_chat(page)
+        page.evaluate(LEAVE_TRACES)
+        page.goto("/models")
+        pool.give_back(test_failed=False)
+
+        again = pool.take(e2e_stack.url)
+        assert again is page and pool.reused == 1
+        assert again.url == "about:blank"
+        assert again.evaluate("history.length") == 1
+        open_chat(again)
+        assert again.evaluate(TRACES) == [0, 0, "", []]
+        again.context.new_page()  # a second tab: this one is not kept
+        pool.give_back(test_failed=False)
+        assert not pool.kept
+    finally:
+        pool.close()
+
+
+def test_a_failed_tests_tab_is_closed(browser: Browser, e2e_stack: E2EStack) -> None:
+    pool = PagePool(browser)
+    try:
+        page = pool.take(e2e_stack.url)
+        pool.give_back(test_failed=True)
+        assert page.is_closed() and not pool.kept
+        expect(pool.take(e2e_stack.url).locator("body")).to_be_attached()
+        assert pool.opened == 2
+        pool.give_back(test_failed=False)
+    finally:
+        pool.close()
+
+
+def test_what_outlives_a_test_keeps_it_off_kept_tabs(request: pytest.FixtureRequest) -> None:
+    assert may_share(_sibling(request, "test_a_kept_tab_comes_back_empty"))
+    # it names a helper that adds a listener (as this test names it, in words)
+    assert not may_share(_sibling(request, "test_a_helper_with_a_listener_is_seen"))
+    assert not may_share(request.node)
+
+
+def _adds_a_listener(page: object) -> None:
+    page.on("dialog", print)  # type: ignore[attr-defined]
+
+
+def test_a_helper_with_a_listener_is_seen() -> None:
+    assert callable(_adds_a_listener)
+
+
+def _sibling(request: pytest.FixtureRequest, name: str) -> pytest.Item:
+    items = [item for item in request.session.items if item.name == name]
+    assert items, f"{name} was not collected"
+    return items[0]
