@@ -41,7 +41,7 @@ NEEDS_OWN_CONTEXT = re.compile(
     r"|emulate_media|set_default_\w*timeout|add_locator_handler|go_back|go_forward"
     r"|expect_popup|expect_page|wait_for_event|expect_event)\("
 )
-KEPT_PER_WORKER = 4  # a kept tab holds a renderer (~60 MB)
+KEPT_PER_WORKER = 8  # a kept tab holds a renderer (~60-100 MB)
 
 CLEAR_STORAGE = """async () => {
     localStorage.clear();
