@@ -56,7 +56,7 @@ CLEAR_STORAGE = """async () => {
 _unshareable: dict[str, set[str] | None] = {}
 
 
-def _names_needing_own_context(module: ModuleType) -> set[str] | None:
+def names_needing_own_context(module: ModuleType) -> set[str] | None:
     """The module's top-level functions and classes that need a context of their own, counting
     those that name one that does; None when code outside them does."""
     source = inspect.getsource(module)
@@ -83,7 +83,7 @@ def may_share(item: pytest.Item) -> bool:
         return False
     module = item.module  # type: ignore[attr-defined]
     if module.__name__ not in _unshareable:
-        _unshareable[module.__name__] = _names_needing_own_context(module)
+        _unshareable[module.__name__] = names_needing_own_context(module)
     unshareable = _unshareable[module.__name__]
     if unshareable is None:
         return False

@@ -3,10 +3,12 @@ one test stored, signed in or visited reaches the next."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.page_pool import PagePool, may_share
+from tests.e2e.page_pool import PagePool, may_share, names_needing_own_context
 from tests.e2e.pages import open_chat
 from tests.e2e.stack import E2EStack
 
@@ -63,19 +65,22 @@ def test_a_failed_tests_tab_is_closed(browser: Browser, e2e_stack: E2EStack) -> 
         pool.close()
 
 
-def test_what_outlives_a_test_keeps_it_off_kept_tabs(request: pytest.FixtureRequest) -> None:
-    assert may_share(_sibling(request, "test_a_kept_tab_comes_back_empty"))
-    # it names a helper that adds a listener (as this test names it, in words)
-    assert not may_share(_sibling(request, "test_a_helper_with_a_listener_is_seen"))
-    assert not may_share(request.node)
-
-
 def _adds_a_listener(page: object) -> None:
     page.on("dialog", print)  # type: ignore[attr-defined]
 
 
-def test_a_helper_with_a_listener_is_seen() -> None:
-    assert callable(_adds_a_listener)
+def _calls_the_listeners_helper(page: object) -> None:
+    _adds_a_listener(page)
+
+
+def test_what_outlives_a_test_keeps_it_off_kept_tabs(request: pytest.FixtureRequest) -> None:
+    unshareable = names_needing_own_context(sys.modules[__name__])
+    assert unshareable is not None
+    # the helper that adds a listener, and the one that only calls it
+    assert {"_adds_a_listener", "_calls_the_listeners_helper"} <= unshareable
+    assert "test_a_kept_tab_comes_back_empty" not in unshareable
+    assert may_share(_sibling(request, "test_a_kept_tab_comes_back_empty"))
+    assert not may_share(request.node)  # it names the helpers (as words, even)
 
 
 def _sibling(request: pytest.FixtureRequest, name: str) -> pytest.Item:
