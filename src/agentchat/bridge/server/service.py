@@ -12,7 +12,14 @@ from agentchat.bridge.guards import files as file_guard
 from agentchat.bridge.guards import hosts as host_guard
 from agentchat.bridge.guards import request_policy
 from agentchat.bridge.guards import skills as skill_guard
-from agentchat.bridge.hermes import agents, log_privacy, people, summarizer, summary_usage
+from agentchat.bridge.hermes import (
+    agents,
+    ca_contexts,
+    log_privacy,
+    people,
+    summarizer,
+    summary_usage,
+)
 from agentchat.bridge.hermes.agents import AgentSlot, ModelSpec
 from agentchat.bridge.hermes.forget import PendingForgets, unload_session
 from agentchat.bridge.hermes.home import import_hermes
@@ -67,6 +74,7 @@ class BridgeService:
     def warm(self) -> None:
         """Import hermes and build one throw-away agent so the first turn starts fast."""
         import_hermes()
+        ca_contexts.install()
         log_privacy.install()
         skill_guard.install()
         file_guard.install()
