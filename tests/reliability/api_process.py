@@ -11,6 +11,7 @@ from pathlib import Path
 from agentchat.local_stack import free_port, wait_for_health
 from agentchat.migrations import upgrade
 from tests.support.servers import BridgeProcess
+from tests.support.zygote import ForkedProcess, fork_serve, zygote_enabled
 
 API_START_TIMEOUT_S = 60.0
 
@@ -18,7 +19,7 @@ API_START_TIMEOUT_S = 60.0
 @dataclass
 class ApiProcess:
     url: str
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | ForkedProcess
 
     def kill(self) -> None:
         self.process.kill()
@@ -57,7 +58,7 @@ def start_api(
         *("--port", str(port), "--data-dir", str(data_dir), "--bridge-url", bridge.url),
     ]
     with ((log_dir or data_dir) / f"api-{port}.out").open("ab") as out:
-        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+        process = spawn(command, env, data_dir, out.fileno())
     api = ApiProcess(f"http://127.0.0.1:{port}", process)
     try:
         wait_for_health(api.url, process, API_START_TIMEOUT_S, path="/api/health")
@@ -65,3 +66,13 @@ def start_api(
         api.stop()
         raise
     return api
+
+
+def spawn(
+    command: list[str], env: dict[str, str], cwd: Path, log_fd: int
+) -> subprocess.Popen[bytes] | ForkedProcess:
+    """`python -m agentchat.cli ...` (`command`), forked from the worker's zygote unless
+    AGENTCHAT_TEST_ZYGOTE=0 (tests/support/zygote.py): an import of the app less per start."""
+    if zygote_enabled():
+        return fork_serve(["agentchat", *command[3:]], env, cwd, log_fd)
+    return subprocess.Popen(command, env=env, stdout=log_fd, stderr=subprocess.STDOUT)

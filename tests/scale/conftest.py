@@ -26,10 +26,12 @@ from sqlalchemy import create_engine, text
 
 from agentchat.local_stack import free_port, wait_for_health
 from agentchat.scripted_llm.server import serve_in_thread
+from tests.reliability.api_process import spawn
 from tests.support.databases import PG_SERVER, fresh_database_url, worker_tag
 from tests.support.local_bridge import stop_local_bridges
 from tests.support.servers import BridgeProcess, start_bridge
 from tests.support.sse import Sse, read_events, until_terminal
+from tests.support.zygote import ForkedProcess
 
 REDIS_URL = os.environ.get("AGENTCHAT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 API_START_TIMEOUT_S = 60.0
@@ -42,7 +44,7 @@ class Api:
 
     name: str
     url: str
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | ForkedProcess
     log_path: Path
     http: httpx.Client = field(init=False)
 
@@ -159,7 +161,7 @@ class Cluster:
             command += ["--bridge-url", ",".join(urls)]
         log_path = self.root / f"api-{name}.out"
         with log_path.open("ab") as out:
-            process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=full_env)
+            process = spawn(command, full_env, self.root, out.fileno())
         api = Api(name, f"http://127.0.0.1:{port}", process, log_path)
         self.apis.append(api)
         wait_for_health(api.url, process, API_START_TIMEOUT_S, path="/api/health")
