@@ -11,6 +11,7 @@ Single-threaded (fork needs that): a selector loop, woken on SIGCHLD by a wakeup
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import runpy
@@ -190,6 +191,10 @@ def main() -> None:
     path = sys.argv[1]
     for name in PRELOAD:
         __import__(name)
+    # The children inherit what is imported here already frozen: the full collection of their
+    # start-up (agentchat/gc_freeze.py) then walks only what each built itself.
+    gc.collect()
+    gc.freeze()
     zygote = Zygote(path)
     print("ready", flush=True)
     zygote.serve()
