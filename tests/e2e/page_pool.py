@@ -3,13 +3,14 @@
 A new context costs Chromium about 1.6 s of CPU per test (new renderer processes, a cold code
 cache for the page's scripts); loading the page again in a kept tab about 0.45 s. A kept tab is
 handed on only after it was emptied: the app unloaded, cookies, permissions, local and session
-storage, IndexedDB and the tab's history cleared; it waits on about:blank like a new tab. Only
+storage, IndexedDB and the tab's history cleared, its size and emulated media (colour scheme,
+reduced motion, ...) back to those of its kind; it waits on about:blank like a new tab. Only
 its HTTP cache is kept, as a person's browser keeps it.
 
 What cannot be emptied decides which test gets a tab of a new context instead (`may_share`):
 - a test whose code, or a helper or fixture of its module that it names, adds a listener, a
-  route, an init script, a clock, CDP, a permission, a viewport or media change, or walks the
-  history (`NEEDS_OWN_CONTEXT`); a module that does so outside a function, or imports the
+  route, an init script, a clock, CDP or a permission, or walks the history
+  (`NEEDS_OWN_CONTEXT`); a module that does so outside a function, or imports the
   typing-cost helpers (CDP and clipboard permissions), shares none;
 - stored settings asked for before the page loads (`make_page(storage=...)`: an init script);
 - a test that also takes `context` gets a tab of that context.
@@ -37,11 +38,20 @@ from tests.e2e.timeouts import EXPECT_TIMEOUT_MS
 NEEDS_OWN_CONTEXT = re.compile(
     r"\.clock\b|typing_cost"
     r"|\.(on|once|route\w*|unroute\w*|add_init_script|expose_\w+|new_cdp_session"
-    r"|grant_permissions|set_offline|set_geolocation|set_extra_http_headers|set_viewport_size"
-    r"|emulate_media|set_default_\w*timeout|add_locator_handler|go_back|go_forward"
+    r"|grant_permissions|set_offline|set_geolocation|set_extra_http_headers"
+    r"|set_default_\w*timeout|add_locator_handler|go_back|go_forward"
     r"|expect_popup|expect_page|wait_for_event|expect_event)\("
 )
 KEPT_PER_WORKER = 8  # a kept tab holds a renderer (~60-100 MB)
+# What a new context emulates unless its options say otherwise (Playwright's defaults).
+MEDIA_DEFAULTS = {
+    "media": "null",
+    "color_scheme": "light",
+    "reduced_motion": "no-preference",
+    "forced_colors": "none",
+    "contrast": "no-preference",
+}
+DEFAULT_VIEWPORT = {"width": 1280, "height": 720}
 
 CLEAR_STORAGE = """async () => {
     localStorage.clear();
@@ -102,6 +112,7 @@ class KeptPage:
     context: BrowserContext
     page: Page
     cdp: CDPSession
+    options: dict[str, Any]
 
     def usable(self) -> bool:
         return not self.page.is_closed() and self.context.pages == [self.page]
@@ -114,6 +125,10 @@ class KeptPage:
         self.context.clear_permissions()
         self.page.goto("about:blank")
         self.cdp.send("Page.resetNavigationHistory")
+        if not self.options.get("no_viewport"):
+            self.page.set_viewport_size(self.options.get("viewport") or DEFAULT_VIEWPORT)
+        media = {name: self.options.get(name) or value for name, value in MEDIA_DEFAULTS.items()}
+        self.page.emulate_media(**media)
 
 
 class PagePool:
@@ -133,7 +148,7 @@ class PagePool:
             self.opened += 1
             ctx = new_context(self.browser, base_url, **options)
             page = ctx.new_page()
-            kept = KeptPage(ctx, page, ctx.new_cdp_session(page))
+            kept = KeptPage(ctx, page, ctx.new_cdp_session(page), options)
         else:
             self.reused += 1
         self.lent.append((key, base_url, kept))

@@ -1,5 +1,5 @@
 """A kept tab handed to the next test is as empty as a new one (tests/e2e/page_pool.py): nothing
-one test stored, signed in or visited reaches the next."""
+one test stored, signed in, visited, resized or emulated reaches the next."""
 
 from __future__ import annotations
 
@@ -27,6 +27,10 @@ LEAVE_TRACES = """async () => {
 TRACES = """async () => [
     localStorage.length, sessionStorage.length, document.cookie,
     (await indexedDB.databases()).map((db) => db.name),
+    innerWidth, innerHeight,
+    matchMedia('(prefers-color-scheme: dark)').matches,
+    matchMedia('(prefers-reduced-motion: reduce)').matches,
+    matchMedia('print').matches,
 ]"""
 
 
@@ -36,6 +40,8 @@ def test_a_kept_tab_comes_back_empty(browser: Browser, e2e_stack: E2EStack) -> N
         page = pool.take(e2e_stack.url)
         open_chat(page)
         page.evaluate(LEAVE_TRACES)
+        page.set_viewport_size({"width": 390, "height": 700})
+        page.emulate_media(media="print", color_scheme="dark", reduced_motion="reduce")
         page.goto("/models")
         pool.give_back(test_failed=False)
 
@@ -44,7 +50,7 @@ def test_a_kept_tab_comes_back_empty(browser: Browser, e2e_stack: E2EStack) -> N
         assert again.url == "about:blank"
         assert again.evaluate("history.length") == 1
         open_chat(again)
-        assert again.evaluate(TRACES) == [0, 0, "", []]
+        assert again.evaluate(TRACES) == [0, 0, "", [], 1280, 720, False, False, False]
         again.context.new_page()  # a second tab: this one is not kept
         pool.give_back(test_failed=False)
         assert not pool.kept
