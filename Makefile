@@ -110,7 +110,8 @@ pytest: pytest-main pytest-e2e pytest-late
 # The folders `make test` runs after the browser tests, in the browser tests' lane, chosen so
 # that the two lanes end together (tests/durations.md shows both): pytest-main used to run its
 # last eight minutes alone with a core partly idle.
-LATE := tests/security tests/mcp_servers tests/attachments tests/accounts tests/runs tests/chat
+LATE := tests/security tests/mcp_servers tests/attachments tests/accounts tests/runs tests/chat \
+	tests/models
 
 pytest-main: setup services
 	@mkdir -p $(ARTIFACTS)
