@@ -111,7 +111,7 @@ pytest: pytest-main pytest-e2e pytest-late
 # that the two lanes end together (tests/durations.md shows both): pytest-main used to run its
 # last eight minutes alone with a core partly idle.
 LATE := tests/security tests/mcp_servers tests/attachments tests/accounts tests/runs tests/chat \
-	tests/models
+	tests/models tests/packaging
 
 pytest-main: setup services
 	@mkdir -p $(ARTIFACTS)
