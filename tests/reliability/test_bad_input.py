@@ -13,6 +13,9 @@ from tests.reliability.helpers import wait_for
 from tests.support.api_stack import Stack
 
 UNKNOWN_RUN = "0" * 32
+# A run that is still going when the last of six racing starts arrives (~4 s): a `#say` answer
+# can end before the slowest of them is read, and a start after its end rightly wins too.
+LASTING = "#delay 100\n#tokens 40"
 
 
 def _error(response: httpx.Response, status: int, code: str | None = None) -> dict[str, Any]:
@@ -90,7 +93,7 @@ def test_racing_starts_and_edits_leave_one_winner_and_a_sound_tree(stack: Stack)
     with ThreadPoolExecutor(6) as pool:
         codes = list(
             pool.map(
-                lambda _: stack.http.post(path, json={"message": "#say r"}).status_code, range(6)
+                lambda _: stack.http.post(path, json={"message": LASTING}).status_code, range(6)
             )
         )
     assert sorted(codes) == [201, 409, 409, 409, 409, 409], codes
