@@ -7,6 +7,7 @@ import time
 
 import httpx
 
+from tests.reliability.helpers import wait_for
 from tests.support.team_stack import PASSWORD, Team, sign_in
 
 FULL_WIDTH_BOB = "\uff42\uff4f\uff42"
@@ -237,7 +238,13 @@ def test_administrators_changes_to_shared_models_and_tools_are_in_the_audit_log(
     bob = team.add("bob")
     own = bob.post("/api/models", {**model, "name": "bob's own"}, expect=201)  # not an admin's
 
-    log = team.admin.get("/api/admin/audit?action=admin_change")["items"]
+    # an entry is written once its answer has gone (accounts/admin_audit.py): the last one
+    # can land just after the client read that answer
+    log = wait_for(
+        lambda: team.admin.get("/api/admin/audit?action=admin_change")["items"],
+        lambda items: len(items) >= 3,
+        what="the three audit entries",
+    )
     seen = [(e["actorName"], e["detail"]["method"], e["detail"]["object"]) for e in log]
     assert seen == [
         ("alice", "DELETE", "model"),
