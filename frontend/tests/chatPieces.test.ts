@@ -98,7 +98,9 @@ describe('useSessionList', () => {
     setNotifier({ error: (t) => errors.push(t), success: () => undefined, info: () => undefined })
     const pool = createRunPool({ fetch: vi.fn(), stopRun: async () => undefined })
     const scope = effectScope()
-    const list = scope.run(() => useSessionList(pool, { stopWaitMs: 20, retryMs: 1 }))!
+    // the run never ends here: the wait for its end runs out, then the deletes get as long
+    // (20 ms was too short for a refused delete and its retry on a loaded machine)
+    const list = scope.run(() => useSessionList(pool, { stopWaitMs: 1000, retryMs: 1 }))!
     expect(await list.stopAndRemove(7, 'run-7')).toBe(true)
     expect(calls.filter((c) => c.startsWith('DELETE'))).toHaveLength(2) // refused once, then done
     expect(errors).toEqual([])
