@@ -4,30 +4,15 @@ A changed bundle is loaded again, a broken one still fails the turn."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.bridge.child import run_child
 
 
 def test_a_new_chat_reuses_the_loaded_bundle_until_the_file_changes(
     tmp_path: Path, scripted_model: str
 ) -> None:
-    paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.bridge.ca_bundle_child", str(tmp_path), scripted_model],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=150,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = run_child("tests.bridge.ca_bundle_child", tmp_path, str(tmp_path), scripted_model)
     assert report["atStart"] >= 1  # the warm-up agent loaded it
     for name in ("first", "second", "changed", "afterChanged"):
         assert '"success"' in report[name]["end"].lower(), (name, report[name])

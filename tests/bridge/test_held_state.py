@@ -5,19 +5,15 @@ be registered again when the chat comes back. Growth figures: bench/soak_growth.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
 from agentchat.bridge.hermes.pool import AgentPool, pool_key
+from tests.bridge.child import run_child
 
 pytestmark = pytest.mark.timeout(180)
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _key(session: str) -> tuple[str, str, str]:
@@ -61,19 +57,9 @@ def test_hermes_task_state_is_bounded_by_the_pool(tmp_path: Path, scripted_model
     """Six new chats through a real bridge with a pool of two: hermes' working-folder
     overrides and cwd records are held for the pooled chats only, no turn lock is left, and a
     chat that comes back after its eviction works in its own scratch folder again."""
-    command = [sys.executable, "-m", "tests.bridge.held_state_child"]
-    paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
-    done = subprocess.run(
-        [*command, str(tmp_path), scripted_model, "6", "2"],
-        cwd=tmp_path,  # a relative path hermes resolved without our override would land here
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=150,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    # cwd: a relative path hermes resolved without our override would land there
+    report = run_child("tests.bridge.held_state_child", tmp_path, str(tmp_path), scripted_model,
+                       "6", "2")  # fmt: skip
     assert report["completed"] == 7
     after_all, after_back = report["afterAll"], report["afterBack"]
     assert after_all["pooled"] == ["chat-4", "chat-5"]
