@@ -13,6 +13,7 @@ bridge only, after hermes-agent.
 
 from __future__ import annotations
 
+import importlib
 import os
 import ssl
 import threading
@@ -36,8 +37,8 @@ class _SslWithReusedContexts:
     def create_default_context(
         self, purpose: Any = ssl.Purpose.SERVER_AUTH, *, cafile: str | None = None, **kw: Any
     ) -> ssl.SSLContext:
-        plain = cafile and not kw and purpose is ssl.Purpose.SERVER_AUTH
-        key = _file_key(cafile) if plain and cafile else None
+        plain = not kw and purpose is ssl.Purpose.SERVER_AUTH
+        key = _file_key(cafile) if cafile and plain else None
         if key is None:
             return ssl.create_default_context(purpose, cafile=cafile, **kw)
         with self._lock:
@@ -58,15 +59,10 @@ def _file_key(path: str) -> _FileKey | None:
 
 
 _ssl = _SslWithReusedContexts()
-_install_lock = threading.Lock()
 
 
-def install() -> _SslWithReusedContexts:
+def install() -> None:
     """Give hermes' CA-bundle modules the reusing `ssl` (idempotent)."""
-    import importlib
-
-    with _install_lock:
-        for name in _HERMES_MODULES:
-            module: ModuleType = importlib.import_module(name)
-            module.ssl = _ssl  # type: ignore[attr-defined]
-    return _ssl
+    for name in _HERMES_MODULES:
+        module: ModuleType = importlib.import_module(name)
+        module.ssl = _ssl  # type: ignore[attr-defined]
