@@ -54,6 +54,7 @@ from agentchat.core.settings import Settings  # noqa: E402
 from bench import common as c  # noqa: E402
 from tests.e2e import seed  # noqa: E402
 from tests.e2e.build import ensure_page_built  # noqa: E402
+from tests.e2e.chromium_launch import launch_chromium  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.e2e.stack import E2EStack  # noqa: E402
 from tests.e2e.typing_cost import PASTED_LINES, TYPED, paste_costs  # noqa: E402
@@ -493,7 +494,7 @@ def main() -> int:
     try:
         stack.register_model()
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = launch_chromium(p.chromium, CHROMIUM, CHROMIUM_ARGS)
             context = browser.new_context(base_url=url, viewport={"width": 1280, "height": 800})
             page = context.new_page()
             cdp = context.new_cdp_session(page)

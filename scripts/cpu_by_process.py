@@ -51,8 +51,16 @@ def kind_of(pid: str) -> str | None:
         return None
     for words, kind in KINDS:
         if all(word in command for word in words):
-            return kind
+            return kind + _chromium_type(command) if kind == "chromium" else kind
     return "other: " + command.split()[0].rsplit("/", 1)[-1]
+
+
+def _chromium_type(command: str) -> str:
+    """' renderer', ' gpu-process', ' utility' (network, storage, audio...) or ' browser'."""
+    for word in command.split():
+        if word.startswith("--type="):
+            return " " + word.removeprefix("--type=")
+    return " browser"
 
 
 def cpu_ticks(pid: str) -> tuple[str, int] | None:

@@ -25,6 +25,7 @@ from playwright.sync_api import (
 
 from agentchat.scripted_llm.server import serve_in_thread
 from tests.e2e.build import ensure_page_built
+from tests.e2e.chromium_launch import launch_chromium
 from tests.e2e.own_stack import own_stack
 from tests.e2e.page_pool import PagePool, may_share, new_context
 from tests.e2e.stack import E2EStack
@@ -73,7 +74,7 @@ def playwright_instance() -> Iterator[Playwright]:
 def browser(playwright_instance: Playwright) -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium not found at {CHROMIUM}: run `make browser`")
-    instance = playwright_instance.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    instance = launch_chromium(playwright_instance.chromium, CHROMIUM, CHROMIUM_ARGS)
     yield instance
     instance.close()
 
