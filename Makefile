@@ -113,7 +113,8 @@ pytest: pytest-main pytest-e2e pytest-late
 LATE := tests/security tests/mcp_servers tests/attachments tests/accounts tests/runs tests/chat \
 	tests/models tests/packaging
 
-pytest-main: setup services
+# No built page: these folders do not serve it (`make test` starts them while it is built).
+pytest-main: $(STAMP) services
 	@mkdir -p $(ARTIFACTS)
 	$(BIN)/pytest -q -n 2 --dist loadfile $(NOT_E2E) $(addprefix --ignore=,$(LATE)) \
 		$(JUNIT)=$(ARTIFACTS)/junit-pytest.xml
@@ -141,16 +142,20 @@ REPORTS := $(ARTIFACTS)/junit-pytest.xml $(ARTIFACTS)/junit-pytest-e2e.xml \
 durations: $(STAMP)
 	@$(BIN)/python scripts/durations.py --phases $(PHASES) $(REPORTS)
 
-# Installing first (Python and the page at once), then everything else side by side: the
-# checks (lint, types, Vitest), the pytest run and the browser run each leave a core idle
-# while they wait on their servers. Every suite runs to its end; any failure fails the target.
-# Then the durations are written.
+# Installing the Python side first, then everything else side by side: the checks (lint,
+# types, Vitest), the pytest run and the browser run each leave a core idle while they wait on
+# their servers. The pytest run needs no page, so it starts while the checks and the browser
+# lanes install and build the page (whichever takes the lock first builds it; the other finds
+# it built). Every suite runs to its end; any failure fails the target. Then the durations
+# are written.
 BESIDE := TIMED_WITHIN="side by side" $(TIMED)
 SUB := $(MAKE) --no-print-directory
+PAGE_LOCK := $(ARTIFACTS)/page.lock
+PAGE = mkdir -p $(ARTIFACTS) && $(BESIDE) "page ($(1))" flock $(PAGE_LOCK) $(SUB) frontend
 
 test:
 	@mkdir -p $(ARTIFACTS) && rm -f $(PHASES) $(REPORTS)
-	@$(TIMED) install $(SUB) -j3 setup services browser
+	@$(TIMED) install $(SUB) -j3 $(STAMP) services browser
 	@rc=0; \
 	$(TIMED) "side by side" scripts/side-by-side \
 		checks '$(SUB) test-checks' \
@@ -162,6 +167,7 @@ test:
 # The browser tests, then the LATE folders, each to its end.
 test-browser-lane:
 	@rc=0; \
+	$(call PAGE,browser lane) || rc=1; \
 	$(BESIDE) "pytest e2e" $(SUB) pytest-e2e || rc=1; \
 	$(BESIDE) "pytest late" $(SUB) pytest-late || rc=1; \
 	exit $$rc
@@ -169,6 +175,7 @@ test-browser-lane:
 # lint, types and Vitest, one after another, all of them even when one fails.
 test-checks:
 	@rc=0; \
+	$(call PAGE,checks) || rc=1; \
 	$(BESIDE) lint $(SUB) lint || rc=1; \
 	$(BESIDE) typecheck $(SUB) typecheck || rc=1; \
 	$(BESIDE) vitest $(SUB) frontend-test || rc=1; \
