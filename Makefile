@@ -107,30 +107,34 @@ frontend-test: $(FRONT_STAMP)
 # running in the worker, which the asyncio tests of the same worker would trip over.
 pytest: pytest-main pytest-e2e pytest-late
 
-# The folders `make test` runs after the browser tests, in the browser tests' lane, chosen so
-# that the two lanes end together (tests/durations.md shows both): pytest-main used to run its
-# last eight minutes alone with a core partly idle.
+# The folders `make test` runs in the browser tests' lane (before them, while the page is
+# built), chosen so that the two lanes end together (tests/durations.md shows both):
+# pytest-main used to run its last eight minutes alone with a core partly idle.
 LATE := tests/security tests/mcp_servers tests/attachments tests/accounts tests/runs tests/chat \
-	tests/models tests/packaging
+	tests/models
+# Tests outside tests/e2e that need the built page: they run with the browser tests.
+WITH_PAGE := tests/packaging tests/web/test_built_page.py
 
 # No built page: these folders do not serve it (`make test` starts them while it is built).
+# The same for pytest-late.
 pytest-main: $(STAMP) services
 	@mkdir -p $(ARTIFACTS)
-	$(BIN)/pytest -q -n 2 --dist loadfile $(NOT_E2E) $(addprefix --ignore=,$(LATE)) \
+	$(BIN)/pytest -q -n 2 --dist loadfile $(NOT_E2E) $(addprefix --ignore=,$(LATE) $(WITH_PAGE)) \
 		$(JUNIT)=$(ARTIFACTS)/junit-pytest.xml
 
-pytest-late: setup services
+pytest-late: $(STAMP) services
 	@mkdir -p $(ARTIFACTS)
 	AGENTCHAT_TEST_NS=$${AGENTCHAT_TEST_NS:-}late_ $(BIN)/pytest -q -n 2 --dist loadfile \
 		$(NOT_E2E) $(LATE) $(JUNIT)=$(ARTIFACTS)/junit-pytest-late.xml
 
 pytest-e2e: setup services browser
 	@mkdir -p $(ARTIFACTS)
-	AGENTCHAT_TEST_NS=$${AGENTCHAT_TEST_NS:-}e2e_ $(BIN)/pytest -q -n 2 --dist loadfile -m e2e tests/e2e $(JUNIT)=$(ARTIFACTS)/junit-pytest-e2e.xml
+	AGENTCHAT_TEST_NS=$${AGENTCHAT_TEST_NS:-}e2e_ $(BIN)/pytest -q -n 2 --dist loadfile \
+		tests/e2e $(WITH_PAGE) $(JUNIT)=$(ARTIFACTS)/junit-pytest-e2e.xml
 
 # The tests that start no server, no process and no hermes-agent (tests/support/kinds.py).
 pytest-quick: $(STAMP) services
-	$(BIN)/pytest -q -n 2 $(NOT_E2E) --ignore=tests/packaging -m "not e2e and not server"
+	$(BIN)/pytest -q -n 2 $(NOT_E2E) $(addprefix --ignore=,$(WITH_PAGE)) -m "not e2e and not server"
 
 PHASES := $(ARTIFACTS)/phases.tsv
 TIMED := scripts/timed $(PHASES)
@@ -164,12 +168,13 @@ test:
 	$(SUB) durations; \
 	exit $$rc
 
-# The browser tests, then the LATE folders, each to its end.
+# The LATE folders (no page needed) while the checks lane builds the page, then the browser
+# tests, each to its end.
 test-browser-lane:
 	@rc=0; \
+	$(BESIDE) "pytest late" $(SUB) pytest-late || rc=1; \
 	$(call PAGE,browser lane) || rc=1; \
 	$(BESIDE) "pytest e2e" $(SUB) pytest-e2e || rc=1; \
-	$(BESIDE) "pytest late" $(SUB) pytest-late || rc=1; \
 	exit $$rc
 
 # lint, types and Vitest, one after another, all of them even when one fails.
