@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from tests.reliability.helpers import wait_for
 from tests.scale.conftest import MAX_ACTIVE_RUNS, Api, Cluster
 from tests.support.sse import Sse
 
@@ -163,6 +164,14 @@ def test_killing_an_api_process_loses_nothing_and_another_finishes_its_run(
     assert events[-1].event == "workflow_complete"
     running = doomed.start(session_id, "#sleep 8000\n#say never")
     assert b.get(f"/api/chat/runs/{running['runId']}/state")["status"] == "RUNNING"
+    # the API answers 201 before its bridge has the turn: killed sooner, no bridge kept it
+    # (and the other process rightly ends it as lost; seen on a loaded machine)
+    wait_for(
+        lambda: _held_run_ids(cluster),
+        lambda held: running["runId"] in held,
+        timeout=30,
+        what="a bridge to hold the run",
+    )
     doomed.kill()
     killed_at = time.monotonic()
 
@@ -177,3 +186,13 @@ def test_killing_an_api_process_loses_nothing_and_another_finishes_its_run(
     assert messages[1]["content"] == events[-1].data["finalText"]
     _, events = b.ask(b.new_session(), "#say still serving")  # the other process serves on
     assert _final(events) == "still serving"
+
+
+def _held_run_ids(cluster: Cluster) -> set[str]:
+    """The runs the cluster's bridges hold (each bridge's GET /runs)."""
+    held: set[str] = set()
+    headers = {"Authorization": f"Bearer {cluster.secret}"}  # the bridges' (start_bridge)
+    for bridge in cluster.bridges:
+        runs = httpx.get(f"{bridge.url}/runs", headers=headers, timeout=5).json()
+        held |= {run["runId"] for run in runs}
+    return held
