@@ -110,8 +110,7 @@ pytest: pytest-main pytest-e2e pytest-late
 # The folders `make test` runs in the browser tests' lane (before them, while the page is
 # built), chosen so that the two lanes end together (tests/durations.md shows both):
 # pytest-main used to run its last eight minutes alone with a core partly idle.
-LATE := tests/security tests/mcp_servers tests/attachments tests/accounts tests/runs tests/chat \
-	tests/models
+LATE := tests/security tests/mcp_servers tests/attachments tests/accounts tests/runs tests/chat
 # Tests outside tests/e2e that need the built page: they run with the browser tests.
 WITH_PAGE := tests/packaging tests/web/test_built_page.py
 
