@@ -3,7 +3,7 @@
 Headless Chromium opens a window per browser context, and each window loads two WebUI pages
 for its address bar's popups (chrome://omnibox-popup.top-chrome, ~100 resources and custom
 elements each, in renderers of their own) that no test can see. Turning their features off
-took Chromium's CPU in four browser-test modules from 85-95 to 73-75 s.
+took Chromium's CPU in four browser-test modules from 85-95 to 66-75 s.
 
 Chromium keeps only the last --disable-features it is given, and Playwright gives its own list
 (features that keep navigations, routes and screenshots as the tests expect). So the list
@@ -17,6 +17,8 @@ import os
 from pathlib import Path
 
 from playwright.sync_api import Browser, BrowserType
+
+from agentchat.peers.agent_processes import command_of, descendants
 
 UNSEEN_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
 FLAG = "--disable-features="
@@ -45,8 +47,8 @@ def _disable_features_flag() -> str | None:
     """The --disable-features of the newest browser process Playwright started below this
     process (its driver is the browser's parent; renderers and helpers have a --type)."""
     found: tuple[int, str] | None = None
-    for pid in _descendants(os.getpid()):
-        argv = _argv(pid)
+    for pid in descendants([os.getpid()]):
+        argv = [word.decode(errors="replace") for word in command_of(pid)]
         if "--remote-debugging-pipe" not in argv or any(a.startswith("--type=") for a in argv):
             continue
         flags = [a for a in argv if a.startswith(FLAG)]
@@ -56,40 +58,9 @@ def _disable_features_flag() -> str | None:
     return None if found is None else found[1]
 
 
-def _descendants(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and (parent := _parent(int(entry))) is not None:
-            children.setdefault(parent, []).append(int(entry))
-    found, stack = [], [root]
-    while stack:
-        for child in children.get(stack.pop(), []):
-            found.append(child)
-            stack.append(child)
-    return found
-
-
-def _stat_fields(pid: int) -> list[str] | None:
+def _start_time(pid: int) -> int | None:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    return stat[stat.rfind(")") + 2 :].split()
-
-
-def _parent(pid: int) -> int | None:
-    fields = _stat_fields(pid)
-    return None if fields is None else int(fields[1])
-
-
-def _start_time(pid: int) -> int | None:
-    fields = _stat_fields(pid)
-    return None if fields is None else int(fields[19])
-
-
-def _argv(pid: int) -> list[str]:
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return []
-    return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
+    return int(stat[stat.rfind(")") + 2 :].split()[19])
