@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from agentchat.app import create_app
 from agentchat.core.database import Database
 from agentchat.core.settings import Settings
+from tests.support.cheap_passwords import use_cheapest_password_hashes
 from tests.support.databases import DIALECTS, clear_tables, fresh_database_url
 from tests.support.heap import freeze_without_collecting
 from tests.support.kinds import is_server_test
@@ -29,6 +30,7 @@ pytest_plugins = [
 
 share_default_tls_context()
 freeze_without_collecting()
+use_cheapest_password_hashes()
 
 
 @pytest.fixture(scope="session")

@@ -21,6 +21,7 @@ import socket
 import struct
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 # What a fresh interpreter has (SIGINT raises, SIGPIPE ignored, ...): each child gets it back.
@@ -187,10 +188,23 @@ class Zygote:
             conn.sendall(line.encode())
 
 
+def _use_cheapest_password_hashes() -> None:
+    """As the test processes do (tests/support/cheap_passwords.py); the repository's root is on
+    sys.path only for that import, not in the children."""
+    root = str(Path(__file__).resolve().parents[2])
+    sys.path.insert(0, root)
+    try:
+        from tests.support.cheap_passwords import use_cheapest_password_hashes
+    finally:
+        sys.path.remove(root)
+    use_cheapest_password_hashes()
+
+
 def main() -> None:
     path = sys.argv[1]
     for name in PRELOAD:
         __import__(name)
+    _use_cheapest_password_hashes()
     # The children inherit what is imported here already frozen: the full collection of their
     # start-up (agentchat/gc_freeze.py) then walks only what each built itself.
     gc.collect()

@@ -9,13 +9,15 @@ from functools import cache
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from argon2.profiles import RFC_9106_LOW_MEMORY
 
 from agentchat.protocol.errors import Invalid
 
 MIN_CHARS = 8
 MAX_CHARS = 1024  # argon2 takes any length; a bound keeps a megabyte "password" cheap to refuse
 
-_hasher = PasswordHasher()
+# Tests hash with argon2's CHEAPEST profile instead (tests/support/cheap_passwords.py).
+_hasher = PasswordHasher.from_parameters(RFC_9106_LOW_MEMORY)
 
 
 @cache
