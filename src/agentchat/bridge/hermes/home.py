@@ -81,6 +81,9 @@ def import_hermes() -> None:
     """Import hermes-agent once HERMES_HOME is set (it loads tools and logging)."""
     if "HERMES_HOME" not in os.environ:
         raise RuntimeError("HERMES_HOME must be set before hermes-agent is imported")
-    import run_agent  # noqa: F401
+    from agentchat.bridge.hermes.tool_discovery import cache_file, remembered_tool_discovery
+
+    with remembered_tool_discovery(cache_file()):
+        import run_agent  # noqa: F401
 
     log.info("hermes-agent imported with HERMES_HOME=%s", os.environ["HERMES_HOME"])
