@@ -134,7 +134,8 @@ def test_deleting_chats_gives_their_space_back_to_the_disk(make_stack: Any) -> N
     empty = stack.db_bytes()
     chats = [stack.new_chat() for _ in range(30)]
     for chat in chats:
-        stack.ask(chat, "#think a long thought\n#tokens 3000")
+        # 30 tokens a chunk: the same stored answers in a 30th of the chunks hermes parses
+        stack.ask(chat, "#think a long thought\n#tokens 3000 30")
     full = wait_for(stack.db_bytes, lambda size: size > empty + 2_000_000, what="a fuller file")
 
     for chat in chats:
@@ -158,7 +159,7 @@ def test_the_wal_shrinks_back_after_a_long_reader_lets_go(make_stack: Any) -> No
         reader.execute("SELECT count(*) FROM chat_message").fetchone()  # holds its snapshot
         chat = stack.new_chat()
         while wal.stat().st_size <= 2 * WAL_LIMIT_BYTES:
-            stack.ask(chat, "#tokens 4000")
+            stack.ask(chat, "#tokens 4000 40")
     finally:
         reader.close()
 

@@ -70,6 +70,12 @@ def test_tokens_stream_one_chunk_per_token() -> None:
     assert [e.text for e in events if isinstance(e, Text)] == ["t1", " t2", " t3", " t4", " t5"]
 
 
+def test_tokens_k_a_chunk_make_the_same_answer_in_fewer_chunks() -> None:
+    chunks = [e.text for e in _events(_user("#tokens 7 3")) if isinstance(e, Text)]
+    assert chunks == ["t1 t2 t3", " t4 t5 t6", " t7"]
+    assert "".join(chunks) == _text(_events(_user("#tokens 7")))
+
+
 def test_delay_paces_every_chunk_after_it_and_sleep_waits_once() -> None:
     events = _events(_user("#say a\n#sleep 30\n#delay 10\n#say b c"))
     kinds = [(type(e).__name__, getattr(e, "seconds", None)) for e in events]

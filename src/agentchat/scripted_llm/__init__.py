@@ -5,7 +5,7 @@ step, and each request plays the step after the tool rounds already answered:
 
     #think TEXT          reasoning (`delta.reasoning_content`)
     #say TEXT            answer text (word by word)
-    #tokens N            N answer chunks "t1 t2 ... tN"
+    #tokens N [K]        N answer chunks "t1 t2 ... tN"; K tokens a chunk if given
     #delay MS            wait MS before every chunk from here on; #sleep MS waits once
     #hold NAME           wait until POST /v1/_gates/NAME (a test's barrier; at most 300 s)
     #tool NAME JSON      call tool NAME; #todo A; B; C calls `todo`; #clarify Q | C1 | C2

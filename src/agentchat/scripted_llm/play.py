@@ -196,7 +196,7 @@ def _pieces(directive: Directive, conversation: Conversation) -> Iterator[str] |
         found = "yes" if arg and arg in conversation.system_text else "no"
         return iter((f"SYSTEM CONTAINS: {found}",))
     if name == "tokens":
-        return (f"t{i}" if i == 1 else f" t{i}" for i in range(1, to_int(arg) + 1))
+        return token_chunks(arg)
     if name == "echo-tool-result":
         return split_words(conversation.latest_tool_result or "(no tool result)")
     if name == "echo-parts":
@@ -207,6 +207,16 @@ def _pieces(directive: Directive, conversation: Conversation) -> Iterator[str] |
         texts = (plain_text(t) for t in conversation.user_texts)
         return split_words("CONTEXT: " + " | ".join(t for t in texts if t))
     return None
+
+
+def token_chunks(arg: str) -> Iterator[str]:
+    """`#tokens N [K]`: the answer "t1 t2 ... tN", one token a chunk, or K (a long answer
+    without tens of thousands of chunks for hermes to parse)."""
+    words = arg.split()
+    count = to_int(arg)
+    per_chunk = max(to_int(words[1], 1), 1) if len(words) > 1 else 1
+    tokens = [f"t{i}" if i == 1 else f" t{i}" for i in range(1, count + 1)]
+    return ("".join(tokens[i : i + per_chunk]) for i in range(0, count, per_chunk))
 
 
 def code_units(arg: str) -> Iterator[str]:
