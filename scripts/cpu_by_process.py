@@ -51,8 +51,21 @@ def kind_of(pid: str) -> str | None:
         return None
     for words, kind in KINDS:
         if all(word in command for word in words):
+            if kind.startswith("pytest"):
+                return kind + _lane(pid)
             return kind + _chromium_type(command) if kind == "chromium" else kind
     return "other: " + command.split()[0].rsplit("/", 1)[-1]
+
+
+def _lane(pid: str) -> str:
+    """' (LANE)' for a pytest of `make test`'s lanes: its AGENTCHAT_TEST_NS, 'main' if none."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            names = dict(item.split(b"=", 1) for item in fh.read().split(b"\0") if b"=" in item)
+    except OSError:
+        return ""
+    lane = names.get(b"AGENTCHAT_TEST_NS", b"").decode(errors="replace").strip("_")
+    return f" ({lane or 'main'})"
 
 
 def _chromium_type(command: str) -> str:
