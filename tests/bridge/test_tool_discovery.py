@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.servers import start_bridge
 
 # hermes imported as the bridge imports it, counting the tool modules whose source it parses.
@@ -44,41 +46,47 @@ def _import_hermes(tmp_path: Path, cache_home: Path) -> dict[str, Any]:
     return result
 
 
+STALE = "0" * 64  # the digest of no file of this release
+
+
+@pytest.fixture(scope="module")
+def cold(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
+    """hermes imported with a cache that holds only another release's answer."""
+    root = tmp_path_factory.mktemp("cold")
+    kept = root / "cache" / "agentchat" / "hermes-tool-modules.json"
+    kept.parent.mkdir(parents=True)
+    kept.write_text(json.dumps({"registers": {STALE: True}}))
+    return _import_hermes(root, root / "cache"), kept
+
+
 def test_a_second_import_parses_no_tool_module_and_registers_the_same_tools(
-    tmp_path: Path,
+    tmp_path: Path, cold: tuple[dict[str, Any], Path]
 ) -> None:
-    cache = tmp_path / "cache"
-    first = _import_hermes(tmp_path, cache)
-    assert len(first["parsed"]) >= 20  # hermes' own discovery ran
+    first, kept = cold
+    assert len(first["parsed"]) >= 20  # hermes' own discovery ran: the stale answer unused
     assert {"terminal", "todo", "memory", "clarify"} <= set(first["tools"])
-    kept = cache / "agentchat" / "hermes-tool-modules.json"
-    assert stat.S_IMODE(kept.parent.stat().st_mode) == 0o700
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
     answers = json.loads(kept.read_text())["registers"]
+    assert STALE not in answers  # only this release's answers are kept
     assert len(answers) > len(first["parsed"])  # one per tool module, parsed or not
     assert 10 <= sum(answers.values()) <= len(first["parsed"])  # those that register
 
-    second = _import_hermes(tmp_path, cache)
+    second = _import_hermes(tmp_path, kept.parents[1])
     assert second["parsed"] == []
     assert second["tools"] == first["tools"]
 
 
-def test_a_broken_stale_or_unwritable_cache_costs_only_the_parse(tmp_path: Path) -> None:
-    cache = tmp_path / "cache"
-    kept = cache / "agentchat" / "hermes-tool-modules.json"
-    reference = _import_hermes(tmp_path, cache)
-
+def test_a_broken_or_unwritable_cache_costs_only_the_parse(
+    tmp_path: Path, cold: tuple[dict[str, Any], Path]
+) -> None:
+    reference, _ = cold
+    kept = tmp_path / "cache" / "agentchat" / "hermes-tool-modules.json"
+    kept.parent.mkdir(mode=0o700, parents=True)
     kept.write_text("{not json")
-    broken = _import_hermes(tmp_path, cache)
+    broken = _import_hermes(tmp_path, tmp_path / "cache")
     assert broken["tools"] == reference["tools"]
     assert broken["parsed"] == reference["parsed"]
-
-    # Another release's files: none of their answers is used, and they are replaced.
-    kept.write_text(json.dumps({"registers": {"0" * 64: True, "1" * 64: False}}))
-    stale = _import_hermes(tmp_path, cache)
-    assert stale["tools"] == reference["tools"]
-    assert stale["parsed"] == reference["parsed"]
-    assert "0" * 64 not in json.loads(kept.read_text())["registers"]
+    assert json.loads(kept.read_text())["registers"]  # written again, whole
 
     not_a_folder = tmp_path / "a-file"
     not_a_folder.write_text("")
@@ -93,5 +101,6 @@ def test_a_bridge_started_clean_keeps_its_answers_in_the_cache_folder(tmp_path: 
     try:
         answers = json.loads((cache / "agentchat" / "hermes-tool-modules.json").read_text())
         assert any(answers["registers"].values())
+        assert stat.S_IMODE((cache / "agentchat").stat().st_mode) == 0o700  # made by the bridge
     finally:
         bridge.stop()
