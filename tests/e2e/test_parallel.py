@@ -87,17 +87,26 @@ def open_row(page: Page, session_id: int) -> None:
     expect(tid(page, "message-list")).to_have_attribute("data-session-id", str(session_id))
 
 
+def wait_listed_first(page: Page, session_id: int) -> None:
+    """A run's start reloads the chat list (300 ms later) with its chat first. A row clicked
+    while the list reorders can be another chat's: the click lands where the row was."""
+    first = tid(page, "session-item").first
+    expect(first).to_have_attribute("data-session-id", str(session_id))
+
+
 def test_two_sessions_stream_in_parallel_while_switching(page: Page, e2e_stack: E2EStack) -> None:
     a = e2e_stack.new_session("parallel A")
     b = e2e_stack.new_session("parallel B")
     open_chat(page, a)
     send(page, "#delay 100\n#tokens 80")
     expect(tid(last_assistant(page), "answer")).to_contain_text("t3 ")
+    wait_listed_first(page, a)
 
     open_row(page, b)
     expect(tid(page, "assistant-message")).to_have_count(0)
     send(page, "#delay 100\n#tokens 50")
     expect(tid(last_assistant(page), "answer")).to_contain_text("t2 ")
+    wait_listed_first(page, b)
     for sid in (a, b):
         expect(session_row(page, sid)).to_have_attribute("data-running", "true")
         expect(tid(session_row(page, sid), "session-running")).to_be_visible()
@@ -202,6 +211,7 @@ def test_more_live_runs_than_browser_connections_across_two_tabs(
         open_row(tab, sid)
         send(tab, f"#hold {gate}\n#delay 50\n#tokens {length}")
         expect(last_assistant(tab)).to_have_attribute("data-status", "RUNNING")
+        wait_listed_first(tab, sid)
     live = [s for s in e2e_stack.call("GET", "/api/chat/sessions")["items"] if s["hasActiveRun"]]
     assert len(live) == count, f"{len(live)} live after {time.monotonic() - started:.1f} s"
 
