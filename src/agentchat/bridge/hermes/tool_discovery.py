@@ -49,7 +49,8 @@ def remembered_tool_discovery(path: Path | None) -> Iterator[None]:
     if path is None or check is None:
         yield
         return
-    known = _load(path)
+    saved = _load(path)
+    known = dict(saved)
     used: dict[str, bool] = {}
 
     def kept_check(module_path: Path) -> bool:
@@ -67,7 +68,7 @@ def remembered_tool_discovery(path: Path | None) -> Iterator[None]:
         yield
     finally:
         setattr(registry, _CHECK, check)
-    if used and used != _load(path):
+    if used and used != saved:
         _save(path, used)
 
 
