@@ -18,6 +18,12 @@ from fastapi import FastAPI
 
 from agentchat.local_stack import PortTaken, free_port, wait_for_health
 from agentchat.protocol.bridge_env import clean_bridge_environment
+from tests.support.zygote import (
+    ForkedProcess,
+    bridge_zygote_started,
+    fork_bridge,
+    zygote_enabled,
+)
 
 __all__ = ["BridgeProcess", "PortTaken", "serve_app", "start_bridge"]
 
@@ -29,7 +35,7 @@ class BridgeProcess:
     url: str
     secret: str | None
     home: Path
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | ForkedProcess
     log_path: Path
 
     def stop(self) -> None:
@@ -47,21 +53,29 @@ class BridgeProcess:
 
 
 def start_bridge(
-    root: Path, port: int | None = None, *, secret: str | None = "auto", **env: str
+    root: Path,
+    port: int | None = None,
+    *,
+    secret: str | None = "auto",
+    fork: bool = True,
+    **env: str,
 ) -> BridgeProcess:
     """`agentchat bridge` on a free loopback port, healthy on return. `secret`: "auto" for a
     random shared secret, None for none, or the secret to use. PortTaken when another process
-    answers on `port`; a port of its own choosing that was taken meanwhile is chosen again."""
+    answers on `port`; a port of its own choosing that was taken meanwhile is chosen again.
+    `fork=False`: exec'd, never forked from the zygote (see below)."""
     for _ in range(2):
         try:
-            return _start_bridge(root, port or free_port(), secret, env)
+            return _start_bridge(root, port or free_port(), secret, fork, env)
         except PortTaken:
             if port:
                 raise
-    return _start_bridge(root, free_port(), secret, env)
+    return _start_bridge(root, free_port(), secret, fork, env)
 
 
-def _start_bridge(root: Path, port: int, secret: str | None, env: dict[str, str]) -> BridgeProcess:
+def _start_bridge(
+    root: Path, port: int, secret: str | None, fork: bool, env: dict[str, str]
+) -> BridgeProcess:
     root.mkdir(parents=True, exist_ok=True)
     secret = secrets.token_urlsafe(16) if secret == "auto" else secret
     home, log_path = root / "hermes-home", root / f"bridge-{port}.out"
@@ -78,16 +92,23 @@ def _start_bridge(root: Path, port: int, secret: str | None, env: dict[str, str]
     # Started clean, as `serve` starts its bridge (its secret on stdin): a bridge started with
     # more would replace itself with a clean one at once (clean_start.py), ~0.2 s of CPU more.
     # A test that hands it a variable the allow-list drops tests that replacement: it gets it.
+    # A clean start is forked from the worker's bridge zygote (tests/support/zygote.py) from
+    # the second on, unless `fork` is false (a test that reads /proc/PID/cmdline or environ).
     started_clean = bool(secret) and all(name in clean for name in env)
     with log_path.open("ab") as out:
-        process = subprocess.Popen(
-            [*command, "--secret-stdin"] if started_clean else command,
-            stdin=subprocess.PIPE if started_clean else None,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=clean if started_clean else full_env,
-        )
-    if process.stdin is not None:
+        process: subprocess.Popen[bytes] | ForkedProcess
+        if started_clean and zygote_enabled() and bridge_zygote_started() and fork:
+            argv = ["agentchat", *command[3:], "--secret-stdin"]
+            process = fork_bridge(argv, clean, Path.cwd(), out.fileno(), f"{secret}\n")
+        else:
+            process = subprocess.Popen(
+                [*command, "--secret-stdin"] if started_clean else command,
+                stdin=subprocess.PIPE if started_clean else None,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=clean if started_clean else full_env,
+            )
+    if isinstance(process, subprocess.Popen) and process.stdin is not None:
         process.stdin.write(f"{secret}\n".encode())
         process.stdin.close()
     bridge = BridgeProcess(f"http://127.0.0.1:{port}", secret, home, process, log_path)

@@ -1,10 +1,13 @@
-"""`agentchat serve` started by a fork of a process that has imported it already (issue 29):
-about 2 s of CPU less per start. One zygote (tests/support/zygote_server.py) per test worker,
-started on first use and ended with the session (`close_zygote`). `AGENTCHAT_TEST_ZYGOTE=0`
-turns it off: `zygote_enabled()` is then false and serve_process.py uses subprocess.Popen.
+"""`agentchat serve` and `agentchat bridge` started by a fork of a process that has imported
+them already (issue 29): about 2 s of CPU less per `serve`, 0.8 s per bridge. One zygote
+(tests/support/zygote_server.py) per kind and test worker, started on first use and ended with
+the session (`close_zygote`). `AGENTCHAT_TEST_ZYGOTE=0` turns them off: `zygote_enabled()` is
+then false and serve_process.py and servers.py use subprocess.Popen.
 
 What differs from an exec: /proc/PID/cmdline and /proc/PID/environ of the child are the
-zygote's (its os.environ is the requested one); tests that read those ask for `fork=False`."""
+zygote's (its os.environ is the requested one); tests that read those ask for `fork=False`.
+The bridges' zygote starts with the environment a bridge is given (`clean_bridge_environment`)
+and preloads no module of hermes-agent, which reads its environment as it is imported."""
 
 from __future__ import annotations
 
@@ -19,6 +22,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from agentchat.protocol.bridge_env import clean_bridge_environment
 
 SERVER = Path(__file__).with_name("zygote_server.py")
 READY_TIMEOUT_S = 120.0
@@ -82,26 +87,43 @@ class ForkedProcess:
 
 
 class _Zygote:
-    def __init__(self) -> None:
+    """Started (not waited for) on construction: it preloads while the caller goes on."""
+
+    def __init__(self, kind: str, env: dict[str, str] | None) -> None:
         self.folder = tempfile.mkdtemp(prefix="agentchat-zygote-")
         self.path = os.path.join(self.folder, "socket")
         self.process = subprocess.Popen(
-            [sys.executable, "-u", "-P", str(SERVER), self.path],
+            [sys.executable, "-u", "-P", str(SERVER), self.path, kind],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            env=env,
             start_new_session=True,
         )
+        self.ready = False
+
+    def _wait_ready(self) -> None:
         assert self.process.stdout is not None
         ready, _, _ = select.select([self.process.stdout], [], [], READY_TIMEOUT_S)
         line = self.process.stdout.readline() if ready else b""
         if line.strip() != b"ready":
             self.process.kill()
             raise RuntimeError(f"the zygote did not start: {line!r}")
+        self.ready = True
 
     def spawn(
-        self, argv: list[str], env: dict[str, str], cwd: Path, log_fd: int, new_session: bool
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: Path,
+        log_fd: int,
+        new_session: bool,
+        stdin: str | None = None,
     ) -> ForkedProcess:
+        if not self.ready:
+            self._wait_ready()
         request = {"argv": argv, "env": env, "cwd": str(cwd), "start_new_session": new_session}
+        if stdin is not None:
+            request["stdin"] = stdin
         payload = json.dumps(request).encode()
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         conn.connect(self.path)
@@ -121,7 +143,14 @@ class _Zygote:
         os.rmdir(self.folder)
 
 
-_running: _Zygote | None = None
+_running: dict[str, _Zygote] = {}
+
+
+def _zygote(kind: str, env: dict[str, str] | None = None) -> _Zygote:
+    zygote = _running.get(kind)
+    if zygote is None or zygote.process.poll() is not None:
+        zygote = _running[kind] = _Zygote(kind, env)
+    return zygote
 
 
 def fork_serve(
@@ -129,14 +158,26 @@ def fork_serve(
 ) -> ForkedProcess:
     """Start `python -m agentchat.cli ARGV[1:]` (ARGV[0] is only its name) as a zygote's child,
     its stdout and stderr on `log_fd`."""
-    global _running
-    if _running is None or _running.process.poll() is not None:
-        _running = _Zygote()
-    return _running.spawn(argv, env, cwd, log_fd, new_session)
+    return _zygote("serve").spawn(argv, env, cwd, log_fd, new_session)
+
+
+def bridge_zygote_started() -> bool:
+    """Whether this worker's bridge zygote runs; the first call starts it (preloading while
+    the caller starts its first bridge the usual way) and answers False."""
+    if "bridge" in _running and _running["bridge"].process.poll() is None:
+        return True
+    _zygote("bridge", clean_bridge_environment(dict(os.environ))[0])
+    return False
+
+
+def fork_bridge(
+    argv: list[str], env: dict[str, str], cwd: Path, log_fd: int, stdin: str
+) -> ForkedProcess:
+    """Start `python -m agentchat.cli ARGV[1:]` (`bridge ...`) as a child of the bridges'
+    zygote (in its session), reading `stdin`, its stdout and stderr on `log_fd`."""
+    return _zygote("bridge").spawn(argv, env, cwd, log_fd, False, stdin)
 
 
 def close_zygote() -> None:
-    global _running
-    if _running is not None:
-        _running.close()
-        _running = None
+    while _running:
+        _running.popitem()[1].close()

@@ -1,11 +1,13 @@
-"""The fork server behind tests/support/zygote.py: imports what `agentchat serve` needs once,
-then forks a child per request that runs the CLI as `python -m agentchat.cli` would.
+"""The fork server behind tests/support/zygote.py: imports what `agentchat serve` (KIND serve)
+or `agentchat bridge` (KIND bridge) needs once, then forks a child per request that runs the
+CLI as `python -m agentchat.cli` would.
 
-Run as `python -u -P zygote_server.py SOCKET` (-P: tests/support/ not on sys.path); it ends
-when its stdin closes. A request is a 4-byte length with the log descriptor attached
-(SCM_RIGHTS), then that many bytes of JSON: argv, env, cwd, start_new_session. The reply on
-the same connection: the child's pid, one line, then its exit status (Popen's returncode: -N
-for signal N), one line, once reaped.
+Run as `python -u -P zygote_server.py SOCKET KIND` (-P: tests/support/ not on sys.path); it
+ends when its stdin closes. A request is a 4-byte length with the log descriptor attached
+(SCM_RIGHTS), then that many bytes of JSON: argv, env, cwd, start_new_session and, optionally,
+stdin (text the child reads on its standard input, then end of file). The reply on the same
+connection: the child's pid, one line, then its exit status (Popen's returncode: -N for signal
+N), one line, once reaped.
 Single-threaded (fork needs that): a selector loop, woken on SIGCHLD by a wakeup pipe."""
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ _FRESH = {
     and number not in (signal.SIGKILL, signal.SIGSTOP)
 }
 
-PRELOAD = (
+SERVE_PRELOAD = (
     "agentchat.cli",
     "agentchat.app",
     "agentchat.core.database",
@@ -53,6 +55,43 @@ PRELOAD = (
     "h11",
     "anyio._core._sockets",
 )
+# A bridge imports hermes-agent after its settings are read: hermes reads HERMES_HOME and other
+# variables into module constants as it is imported, so none of hermes' own modules is here.
+# These are the modules a bridge imports besides hermes' own and the standard library (about
+# two thirds of its start-up); none of them reads the environment as it is imported.
+BRIDGE_PRELOAD = (
+    "agentchat.cli",
+    "agentchat.bridge.server.main",
+    "agentchat.bridge.server.clean_start",
+    "openai",
+    "openai.types",
+    "openai.types.chat",
+    "openai.lib.streaming",
+    "openai.lib.streaming.chat",
+    "rich",
+    "rich.console",
+    "rich.markdown",
+    "rich.panel",
+    "rich.table",
+    "requests",
+    "yaml",
+    "websockets",
+    "websockets.server",
+    "httpx",
+    "httpcore",
+    "uvicorn",
+    "uvicorn.protocols.websockets.websockets_sansio_impl",
+    "pygments",
+    "croniter",
+    "dateutil.parser",
+    "pytz",
+    "attr",
+    "charset_normalizer",
+    "typer._adapters",
+    "h11",
+    "anyio._core._sockets",
+)
+PRELOADS = {"serve": SERVE_PRELOAD, "bridge": BRIDGE_PRELOAD}
 
 
 def _recv_exact(conn: socket.socket, size: int) -> bytes:
@@ -84,8 +123,7 @@ def _run_child(request: dict[str, Any], log_fd: int, keep_closed: list[int]) -> 
                 signal.signal(number, handler)
         if request["start_new_session"]:
             os.setsid()
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
+        os.dup2(_stdin_of(request), 0)
         os.dup2(log_fd, 1)
         os.dup2(log_fd, 2)
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
@@ -117,6 +155,17 @@ def _run_child(request: dict[str, Any], log_fd: int, keep_closed: list[int]) -> 
             with contextlib.suppress(Exception):  # nothing left to report it to
                 stream.flush()
         os._exit(code)
+
+
+def _stdin_of(request: dict[str, Any]) -> int:
+    """A descriptor to read the request's `stdin` text from (then end of file), or /dev/null."""
+    text = request.get("stdin")
+    if text is None:
+        return os.open(os.devnull, os.O_RDONLY)
+    read, write = os.pipe()
+    os.write(write, text.encode())  # a line or two: the pipe's buffer holds it
+    os.close(write)
+    return read
 
 
 class Zygote:
@@ -201,10 +250,11 @@ def _use_cheapest_password_hashes() -> None:
 
 
 def main() -> None:
-    path = sys.argv[1]
-    for name in PRELOAD:
+    path, kind = sys.argv[1], sys.argv[2]
+    for name in PRELOADS[kind]:
         __import__(name)
-    _use_cheapest_password_hashes()
+    if kind == "serve":
+        _use_cheapest_password_hashes()
     # The children inherit what is imported here already frozen: the full collection of their
     # start-up (agentchat/gc_freeze.py) then walks only what each built itself.
     gc.collect()
