@@ -19,6 +19,9 @@ from collections import Counter
 HZ = os.sysconf("SC_CLK_TCK")
 KINDS = (  # first match wins: (words in the command line, kind)
     (("chrom",), "chromium"),
+    # A zygote and its children share one command line (tests/support/zygote.py).
+    (("zygote_server.py", " bridge"), "bridge (forked, and its zygote)"),
+    (("zygote_server.py", " serve"), "serve (forked, and its zygote)"),
     (("agentchat.cli", "bridge"), "bridge"),
     (("agentchat", "serve"), "serve"),
     (("execnet",), "pytest worker"),
