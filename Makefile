@@ -109,9 +109,7 @@ pytest: pytest-main pytest-e2e pytest-late
 
 # The folders `make test` runs in the browser tests' lane (before them, while the page is
 # built), chosen so that the two lanes end together (tests/durations.md shows both):
-# pytest-main used to run its last eight minutes alone with a core partly idle. They run on
-# three workers: once the checks lane has ended, two workers here and two in pytest-main left
-# a fifth of the two cores idle (they wait on the servers they start).
+# pytest-main used to run its last eight minutes alone with a core partly idle.
 LATE := tests/security tests/mcp_servers tests/attachments tests/accounts tests/runs tests/chat
 # Tests outside tests/e2e that need the built page: they run with the browser tests.
 WITH_PAGE := tests/packaging tests/web/test_built_page.py
@@ -129,7 +127,7 @@ pytest-main: $(STAMP) services
 
 pytest-late: $(STAMP) services
 	@mkdir -p $(ARTIFACTS)
-	AGENTCHAT_TEST_NS=$${AGENTCHAT_TEST_NS:-}late_ $(BIN)/pytest -q -n 3 --dist loadfile \
+	AGENTCHAT_TEST_NS=$${AGENTCHAT_TEST_NS:-}late_ $(BIN)/pytest -q -n 2 --dist loadfile \
 		$(NO_FUZZ) $(NOT_E2E) $(LATE) $(JUNIT)=$(ARTIFACTS)/junit-pytest-late.xml
 
 pytest-e2e: setup services browser
