@@ -16,6 +16,7 @@ from tests.support.cheap_passwords import use_cheapest_password_hashes
 from tests.support.databases import DIALECTS, clear_tables, fresh_database_url
 from tests.support.heap import freeze_without_collecting
 from tests.support.kinds import is_server_test
+from tests.support.shared_routes import share_built_routes
 from tests.support.tls import share_default_tls_context
 
 # The stacks tests share, defined once: worker_stack, the worker's bridge and scripted model
@@ -31,6 +32,7 @@ pytest_plugins = [
 share_default_tls_context()
 freeze_without_collecting()
 use_cheapest_password_hashes()
+share_built_routes()
 
 
 @pytest.fixture(scope="session")
