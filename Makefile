@@ -105,12 +105,16 @@ frontend-test: $(FRONT_STAMP)
 
 # Browser tests run in their own pytest process: Playwright's sync API leaves an event loop
 # running in the worker, which the asyncio tests of the same worker would trip over.
-pytest: pytest-main pytest-e2e pytest-late
+pytest: pytest-main pytest-e2e pytest-late pytest-tail
 
 # The folders `make test` runs in the browser tests' lane (before them, while the page is
 # built), chosen so that the two lanes end together (tests/durations.md shows both):
 # pytest-main used to run its last eight minutes alone with a core partly idle.
-LATE := tests/security tests/mcp_servers tests/attachments tests/accounts tests/runs tests/chat
+LATE := tests/security tests/attachments tests/accounts tests/runs tests/chat
+# A folder `make test` runs at the end of the checks lane (one worker): from the end of the
+# checks until the end of pytest-late, the four workers of pytest-main and pytest-late left a
+# fifth of the two cores idle (they wait on the servers they start); these tests wait the most.
+TAIL := tests/mcp_servers
 # Tests outside tests/e2e that need the built page: they run with the browser tests.
 WITH_PAGE := tests/packaging tests/web/test_built_page.py
 
@@ -122,13 +126,18 @@ NO_FUZZ := -p no:schemathesis
 # The same for pytest-late.
 pytest-main: $(STAMP) services
 	@mkdir -p $(ARTIFACTS)
-	$(BIN)/pytest -q -n 2 --dist loadfile $(NOT_E2E) $(addprefix --ignore=,$(LATE) $(WITH_PAGE)) \
+	$(BIN)/pytest -q -n 2 --dist loadfile $(NOT_E2E) $(addprefix --ignore=,$(LATE) $(TAIL) $(WITH_PAGE)) \
 		$(JUNIT)=$(ARTIFACTS)/junit-pytest.xml
 
 pytest-late: $(STAMP) services
 	@mkdir -p $(ARTIFACTS)
 	AGENTCHAT_TEST_NS=$${AGENTCHAT_TEST_NS:-}late_ $(BIN)/pytest -q -n 2 --dist loadfile \
 		$(NO_FUZZ) $(NOT_E2E) $(LATE) $(JUNIT)=$(ARTIFACTS)/junit-pytest-late.xml
+
+pytest-tail: $(STAMP) services
+	@mkdir -p $(ARTIFACTS)
+	AGENTCHAT_TEST_NS=$${AGENTCHAT_TEST_NS:-}tail_ $(BIN)/pytest -q -p no:xdist \
+		$(NO_FUZZ) $(NOT_E2E) $(TAIL) $(JUNIT)=$(ARTIFACTS)/junit-pytest-tail.xml
 
 pytest-e2e: setup services browser
 	@mkdir -p $(ARTIFACTS)
@@ -142,7 +151,7 @@ pytest-quick: $(STAMP) services
 PHASES := $(ARTIFACTS)/phases.tsv
 TIMED := scripts/timed $(PHASES)
 REPORTS := $(ARTIFACTS)/junit-pytest.xml $(ARTIFACTS)/junit-pytest-e2e.xml \
-	$(ARTIFACTS)/junit-pytest-late.xml \
+	$(ARTIFACTS)/junit-pytest-late.xml $(ARTIFACTS)/junit-pytest-tail.xml \
 	$(ARTIFACTS)/junit-vitest.xml
 
 # tests/durations.md: the phases, the 30 slowest tests, the time per folder.
@@ -180,13 +189,14 @@ test-browser-lane:
 	$(BESIDE) "pytest e2e" $(SUB) pytest-e2e || rc=1; \
 	exit $$rc
 
-# lint, types and Vitest, one after another, all of them even when one fails.
+# lint, types, Vitest and the TAIL folders, one after another, all of them even when one fails.
 test-checks:
 	@rc=0; \
 	$(call PAGE,checks) || rc=1; \
 	$(BESIDE) lint $(SUB) lint || rc=1; \
 	$(BESIDE) typecheck $(SUB) typecheck || rc=1; \
 	$(BESIDE) vitest $(SUB) frontend-test || rc=1; \
+	$(BESIDE) "pytest tail" $(SUB) pytest-tail || rc=1; \
 	exit $$rc
 
 # While working: lint, types, Vitest and the quick tests (about a minute and a half).
