@@ -1,8 +1,9 @@
-"""CPU seconds one `agentchat serve` start costs the test suite (issue 29): started as the tests
-start it (tests/support/serve_process.py spawn_serve, SQLite, no bridge), exec'd
-(AGENTCHAT_TEST_ZYGOTE=0) and forked from the zygote, each until it answers /api/health.
-A child's CPU is read from /proc/PID/stat just before it is stopped (serve has no children
-here); the zygote's own start is reported once, separately.
+"""CPU seconds one `agentchat serve` start and one `agentchat bridge` start cost the test suite
+(issue 29): started as the tests start them (tests/support/serve_process.py spawn_serve, SQLite,
+no bridge; tests/support/servers.py start_bridge, the real hermes-agent), exec'd and forked from
+their zygote, each until it answers its health check. A child's CPU is read from
+/proc/PID/stat just before it is stopped (neither has children here); each zygote's own start
+is reported once, separately.
 
 Run: .venv/bin/python bench/bench_serve_start.py [--starts N]
 """
@@ -21,6 +22,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 from tests.support import zygote  # noqa: E402
 from tests.support.serve_process import spawn_serve  # noqa: E402
+from tests.support.servers import start_bridge  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -44,6 +46,18 @@ def _starts(count: int, folder: Path) -> tuple[float, float]:
     return cpu / count, wall / count
 
 
+def _bridge_starts(count: int, folder: Path, fork: bool) -> tuple[float, float]:
+    """Mean CPU seconds per bridge start and mean wall seconds to healthy."""
+    cpu = wall = 0.0
+    for index in range(count):
+        begun = time.monotonic()
+        bridge = start_bridge(folder / str(index), fork=fork)
+        wall += time.monotonic() - begun
+        cpu += _cpu_s(bridge.process.pid)
+        bridge.stop()
+    return cpu / count, wall / count
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--starts", type=int, default=5)
@@ -55,12 +69,19 @@ def main() -> None:
         null = os.open(os.devnull, os.O_WRONLY)
         zygote.fork_serve(["agentchat", "--help"], dict(os.environ), Path(folder), null).wait(60)
         forked = _starts(count, Path(folder) / "fork")
-        assert zygote._running is not None
-        own = _cpu_s(zygote._running.process.pid)
+        own = _cpu_s(zygote._running["serve"].process.pid)
+        bridge_execd = _bridge_starts(count, Path(folder) / "bridge-exec", fork=False)
+        bridge_forked = _bridge_starts(count, Path(folder) / "bridge-fork", fork=True)
+        bridge_own = _cpu_s(zygote._running["bridge"].process.pid)
         zygote.close_zygote()
-    print(f"exec'd: {execd[0]:.2f} s CPU per start, {execd[1]:.2f} s to healthy ({count} starts)")
-    print(f"forked: {forked[0]:.2f} s CPU per start, {forked[1]:.2f} s to healthy ({count} starts)")
-    print(f"zygote: {own:.2f} s CPU once per worker (its imports)")
+    for name, (cpu, wall) in (
+        ("serve exec'd", execd),
+        ("serve forked", forked),
+        ("bridge exec'd", bridge_execd),
+        ("bridge forked", bridge_forked),
+    ):
+        print(f"{name}: {cpu:.2f} s CPU per start, {wall:.2f} s to healthy ({count} starts)")
+    print(f"serve zygote: {own:.2f} s CPU, bridge zygote: {bridge_own:.2f} s, once per worker")
 
 
 if __name__ == "__main__":
