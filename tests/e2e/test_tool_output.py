@@ -14,7 +14,7 @@ from agentchat.chat.tables import ChatMessage
 from tests.e2e import seed
 from tests.e2e.pages import last_assistant, open_chat, tid
 from tests.e2e.stack import E2EStack
-from tests.e2e.ui_support import SIZES, PageFactory
+from tests.e2e.ui_support import SETTLED, SIZES, PageFactory
 
 pytestmark = pytest.mark.e2e
 
@@ -91,8 +91,12 @@ def test_the_memory_drawer_cuts_long_arguments_and_fits_a_phone(
     page.locator('.n-tabs-tab[data-name="short"]').click()
     calls = tid(drawer, "recent-tool")
     expect(calls).to_have_count(2)
+    # The tab's pane slides in: a click while it moves can land beside the summary (run 44:
+    # the call stayed closed, its "Show all" hidden from the role query for 20 s).
+    page.wait_for_function(SETTLED)
     writer = calls.filter(has_text="write_file")
     writer.locator("summary").click()
+    expect(writer).to_have_attribute("open", "")
     args = tid(writer, "recent-args")
     expect(args).to_contain_text("line 0 of the file")
     expect(args).not_to_contain_text("line 1999 of the file")  # cut...
